@@ -88,6 +88,7 @@ export default tseslint.config(
       "no-restricted-syntax": [
         "error",
         { selector: "TSEnumDeclaration", message: "Use a union of literals or an `as const` object instead of enum." },
+        { selector: "ImportExpression", message: "Pure code does not load modules dynamically." },
         {
           selector: "NewExpression[callee.name='Date'][arguments.length=0]",
           message: "Pure code takes `now` as an argument.",

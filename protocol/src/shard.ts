@@ -25,7 +25,7 @@ export function shard(namespace: string, name: string): Shard {
   return fnv1a32(namespace, nameToToken(name)) % SHARD_COUNT;
 }
 
-export function isShard(value: number): value is Shard {
+export function isShard(value: number): boolean {
   return Number.isInteger(value) && value >= 0 && value < SHARD_COUNT;
 }
 
