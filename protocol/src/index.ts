@@ -98,3 +98,4 @@ export type { Codec, DecodeFailure, DecodeIssue } from "./codec.ts";
 export { TRACE_HEADERS, extractSpanContext, extractTraceContext, injectTraceContext } from "./trace.ts";
 export type { HeaderCarrier } from "./trace.ts";
 export { SAMPLE_MESSAGES } from "./samples.ts";
+export { UnreachableError, assertNever } from "./assert.ts";
