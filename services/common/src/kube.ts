@@ -1,0 +1,334 @@
+// Kubernetes access for every service: client-node's KubeConfig for configuration and authentication, its Watch
+// for watch streams, and a small JSON client over undici for everything else so objects stay exactly as the API
+// server sent them (client-node's generated models turn timestamps into Dates and drop unknown fields).
+import { HttpMethod, KubeConfig, RequestContext, Watch } from "@kubernetes/client-node";
+import { fetch } from "undici";
+import type { Dispatcher } from "undici";
+import type { CommonMetrics } from "./metrics.ts";
+
+/** KubeConfig that stamps our User-Agent on every request, including watches made by client-node's Watch. */
+export class UserAgentKubeConfig extends KubeConfig {
+  userAgent = "stsfleet";
+
+  override async applySecurityAuthentication(context: RequestContext): Promise<void> {
+    await super.applySecurityAuthentication(context);
+    context.setHeaderParam("User-Agent", this.userAgent);
+  }
+}
+
+/**
+ * Loads the kubeconfig: the `--kubeconfig` path when given, else client-node's default order ($KUBECONFIG,
+ * ~/.kube/config, in-cluster service account). Documented in the README (it differs from controller-runtime,
+ * which tries in-cluster before ~/.kube/config).
+ */
+export function loadKubeConfig(path: string | undefined, userAgent: string): UserAgentKubeConfig {
+  const kubeConfig = new UserAgentKubeConfig();
+  if (path) kubeConfig.loadFromFile(path);
+  else kubeConfig.loadFromDefault();
+  kubeConfig.userAgent = userAgent;
+  if (!kubeConfig.getCurrentCluster()) throw new Error("the kubeconfig has no current cluster");
+  return kubeConfig;
+}
+
+export interface KubeStatusBody {
+  readonly kind?: string;
+  readonly status?: string;
+  readonly message?: string;
+  readonly reason?: string;
+  readonly code?: number;
+  readonly details?: { readonly causes?: readonly { reason?: string; message?: string; field?: string }[] };
+}
+
+/** A non-2xx answer from the API server (or a transport failure, with status 0). */
+export class KubeApiError extends Error {
+  override readonly name = "KubeApiError";
+  readonly status: number;
+  readonly reason: string;
+  readonly verb: string;
+  readonly path: string;
+  readonly body: KubeStatusBody | undefined;
+  /** From Retry-After on 429/5xx answers. */
+  readonly retryAfterMs: number | undefined;
+
+  constructor(init: {
+    status: number;
+    verb: string;
+    path: string;
+    body?: KubeStatusBody | undefined;
+    retryAfterMs?: number | undefined;
+    message?: string;
+    cause?: unknown;
+  }) {
+    const reason = init.body?.reason ?? (init.status === 0 ? "Transport" : "Unknown");
+    super(init.message ?? `${init.verb} ${init.path}: ${init.status} ${reason}: ${init.body?.message ?? ""}`.trim(), {
+      cause: init.cause,
+    });
+    this.status = init.status;
+    this.reason = reason;
+    this.verb = init.verb;
+    this.path = init.path;
+    this.body = init.body;
+    this.retryAfterMs = init.retryAfterMs;
+  }
+
+  get isNotFound(): boolean {
+    return this.status === 404;
+  }
+  get isConflict(): boolean {
+    return this.status === 409 && this.reason === "Conflict";
+  }
+  get isAlreadyExists(): boolean {
+    return this.status === 409 && this.reason === "AlreadyExists";
+  }
+  get isGone(): boolean {
+    return this.status === 410;
+  }
+  /** Worth retrying as is: throttling, server errors, transport failures. */
+  get isTransient(): boolean {
+    return this.status === 0 || this.status === 429 || this.status >= 500;
+  }
+}
+
+export interface ResourceRef {
+  /** "" for the core group. */
+  readonly group: string;
+  readonly version: string;
+  readonly resource: string;
+  readonly namespace?: string | undefined;
+  readonly name?: string | undefined;
+  readonly subresource?: string | undefined;
+}
+
+export const RESOURCES = {
+  statefulsets: { group: "apps", version: "v1", resource: "statefulsets" },
+  controllerrevisions: { group: "apps", version: "v1", resource: "controllerrevisions" },
+  pods: { group: "", version: "v1", resource: "pods" },
+  persistentvolumeclaims: { group: "", version: "v1", resource: "persistentvolumeclaims" },
+  events: { group: "events.k8s.io", version: "v1", resource: "events" },
+  namespaces: { group: "", version: "v1", resource: "namespaces" },
+  services: { group: "", version: "v1", resource: "services" },
+} as const satisfies Record<string, ResourceRef>;
+
+export function resourcePath(ref: ResourceRef): string {
+  const base = ref.group === "" ? `/api/${ref.version}` : `/apis/${ref.group}/${ref.version}`;
+  const ns = ref.namespace ? `/namespaces/${encodeURIComponent(ref.namespace)}` : "";
+  const name = ref.name ? `/${encodeURIComponent(ref.name)}` : "";
+  const sub = ref.name && ref.subresource ? `/${ref.subresource}` : "";
+  return `${base}${ns}/${ref.resource}${name}${sub}`;
+}
+
+export type Query = Readonly<Record<string, string | number | boolean | undefined>>;
+
+export interface KubeRequest {
+  readonly method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+  readonly path: string;
+  readonly query?: Query;
+  readonly body?: unknown;
+  readonly contentType?: string;
+  readonly timeoutMs?: number;
+  readonly signal?: AbortSignal;
+  /** For metrics: list, get, create, update, patch, delete, … */
+  readonly verb: string;
+  readonly resource: string;
+}
+
+export interface KubeClientOptions {
+  readonly requestTimeoutMs: number;
+  readonly metrics?: CommonMetrics;
+  /** How long authentication headers and the TLS dispatcher are reused before being rebuilt. */
+  readonly authRefreshMs?: number;
+}
+
+interface AuthSnapshot {
+  readonly headers: Record<string, string>;
+  readonly dispatcher: Dispatcher | undefined;
+  readonly expiresAtMs: number;
+}
+
+function parseRetryAfterMs(value: string | null): number | undefined {
+  if (!value) return undefined;
+  const seconds = Number(value);
+  return Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : undefined;
+}
+
+export class KubeClient {
+  readonly kubeConfig: UserAgentKubeConfig;
+  readonly server: string;
+  private readonly options: KubeClientOptions;
+  private auth: Promise<AuthSnapshot> | undefined;
+
+  constructor(kubeConfig: UserAgentKubeConfig, options: KubeClientOptions) {
+    this.kubeConfig = kubeConfig;
+    this.options = options;
+    const cluster = kubeConfig.getCurrentCluster();
+    if (!cluster) throw new Error("the kubeconfig has no current cluster");
+    this.server = cluster.server.replace(/\/+$/, "");
+  }
+
+  private async authSnapshot(): Promise<AuthSnapshot> {
+    const now = Date.now();
+    const current = this.auth ? await this.auth : undefined;
+    if (current && current.expiresAtMs > now) return current;
+    this.auth = (async () => {
+      const context = new RequestContext(this.server, HttpMethod.GET);
+      await this.kubeConfig.applySecurityAuthentication(context);
+      return {
+        headers: context.getHeaders(),
+        dispatcher: context.getDispatcher(),
+        expiresAtMs: Date.now() + (this.options.authRefreshMs ?? 60_000),
+      };
+    })();
+    this.auth.catch(() => (this.auth = undefined));
+    return this.auth;
+  }
+
+  async request<T>(request: KubeRequest): Promise<T> {
+    const url = new URL(this.server + request.path);
+    for (const [key, value] of Object.entries(request.query ?? {})) {
+      if (value !== undefined) url.searchParams.set(key, String(value));
+    }
+    const auth = await this.authSnapshot();
+    const headers: Record<string, string> = { ...auth.headers, accept: "application/json" };
+    let body: string | undefined;
+    if (request.body !== undefined) {
+      body = JSON.stringify(request.body);
+      headers["content-type"] = request.contentType ?? "application/json";
+    }
+    const timeout = AbortSignal.timeout(request.timeoutMs ?? this.options.requestTimeoutMs);
+    const signal = request.signal ? AbortSignal.any([timeout, request.signal]) : timeout;
+    const started = performance.now();
+    let status = 0;
+    try {
+      const response = await fetch(url, {
+        method: request.method,
+        headers,
+        body,
+        signal,
+        ...(auth.dispatcher ? { dispatcher: auth.dispatcher } : {}),
+      });
+      status = response.status;
+      const text = await response.text();
+      let parsed: unknown;
+      try {
+        parsed = text.length > 0 ? JSON.parse(text) : undefined;
+      } catch {
+        parsed = { message: text.slice(0, 500) };
+      }
+      if (status < 200 || status > 299) {
+        throw new KubeApiError({
+          status,
+          verb: request.verb,
+          path: request.path,
+          body: parsed as KubeStatusBody | undefined,
+          retryAfterMs: parseRetryAfterMs(response.headers.get("retry-after")),
+        });
+      }
+      return parsed as T;
+    } catch (error) {
+      if (error instanceof KubeApiError) throw error;
+      throw new KubeApiError({
+        status: 0,
+        verb: request.verb,
+        path: request.path,
+        message: `${request.verb} ${request.path}: ${error instanceof Error ? error.message : String(error)}`,
+        cause: error,
+      });
+    } finally {
+      const metrics = this.options.metrics;
+      if (metrics) {
+        metrics.kubeRequests.inc({ verb: request.verb, resource: request.resource, code: String(status || "error") });
+        metrics.kubeRequestDuration.observe(
+          { verb: request.verb, resource: request.resource },
+          (performance.now() - started) / 1000,
+        );
+      }
+    }
+  }
+
+  get<T>(ref: ResourceRef, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<T> {
+    return this.request<T>({ method: "GET", path: resourcePath(ref), verb: "get", resource: ref.resource, ...options });
+  }
+
+  list<T>(ref: ResourceRef, query: Query = {}, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<T> {
+    return this.request<T>({
+      method: "GET",
+      path: resourcePath(ref),
+      query,
+      verb: "list",
+      resource: ref.resource,
+      ...options,
+    });
+  }
+
+  create<T>(ref: ResourceRef, body: unknown, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<T> {
+    return this.request<T>({
+      method: "POST",
+      path: resourcePath({ ...ref, name: undefined, subresource: undefined }),
+      body,
+      verb: "create",
+      resource: ref.resource,
+      ...options,
+    });
+  }
+
+  /** PUT; the body's metadata.resourceVersion is the optimistic-concurrency precondition. */
+  replace<T>(ref: ResourceRef, body: unknown, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<T> {
+    return this.request<T>({
+      method: "PUT",
+      path: resourcePath(ref),
+      body,
+      verb: ref.subresource ? `update-${ref.subresource}` : "update",
+      resource: ref.resource,
+      ...options,
+    });
+  }
+
+  patch<T>(
+    ref: ResourceRef,
+    patch: unknown,
+    type: "merge" | "json" | "strategic",
+    options: { signal?: AbortSignal; timeoutMs?: number } = {},
+  ): Promise<T> {
+    const contentType = {
+      merge: "application/merge-patch+json",
+      json: "application/json-patch+json",
+      strategic: "application/strategic-merge-patch+json",
+    }[type];
+    return this.request<T>({
+      method: "PATCH",
+      path: resourcePath(ref),
+      body: patch,
+      contentType,
+      verb: "patch",
+      resource: ref.resource,
+      ...options,
+    });
+  }
+
+  /** DELETE with optional uid/resourceVersion preconditions and propagation policy. */
+  delete<T>(
+    ref: ResourceRef,
+    options: {
+      preconditions?: { uid?: string; resourceVersion?: string };
+      propagationPolicy?: "Background" | "Foreground" | "Orphan";
+      gracePeriodSeconds?: number;
+      signal?: AbortSignal;
+      timeoutMs?: number;
+    } = {},
+  ): Promise<T> {
+    const { preconditions, propagationPolicy, gracePeriodSeconds, ...rest } = options;
+    return this.request<T>({
+      method: "DELETE",
+      path: resourcePath(ref),
+      body: { kind: "DeleteOptions", apiVersion: "v1", preconditions, propagationPolicy, gracePeriodSeconds },
+      verb: "delete",
+      resource: ref.resource,
+      ...rest,
+    });
+  }
+
+  /** A client-node Watch bound to this client's configuration (it carries our User-Agent too). */
+  newWatch(): Watch {
+    return new Watch(this.kubeConfig);
+  }
+}

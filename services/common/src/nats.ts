@@ -1,0 +1,126 @@
+// NATS connection settings and stream provisioning shared by the services. Client defaults are changed on
+// purpose (fleet brief §3.11): reconnect forever, quickly, and notice half-open connections within seconds.
+import { jetstreamManager } from "@nats-io/jetstream";
+import type { JetStreamManager, StreamConfig, StreamInfo } from "@nats-io/jetstream";
+import { connect } from "@nats-io/transport-node";
+import type { NatsConnection, Status } from "@nats-io/transport-node";
+import { assertNever } from "#protocol";
+import type { Logger } from "./logger.ts";
+import type { CommonMetrics } from "./metrics.ts";
+
+export interface NatsOptions {
+  readonly url: string;
+  /** Connection name shown by the server (`nats server report connections`). */
+  readonly name: string;
+  readonly pingIntervalMs?: number;
+  readonly reconnectTimeWaitMs?: number;
+  readonly user?: string | undefined;
+  readonly pass?: string | undefined;
+}
+
+export interface NatsHandle {
+  readonly connection: NatsConnection;
+  /** True while connected; false between a disconnect and the next reconnect. */
+  isConnected(): boolean;
+}
+
+export async function connectNats(options: NatsOptions, logger: Logger, metrics?: CommonMetrics): Promise<NatsHandle> {
+  const connection = await connect({
+    servers: options.url.split(",").map((s) => s.trim()),
+    name: options.name,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: options.reconnectTimeWaitMs ?? 250,
+    pingInterval: options.pingIntervalMs ?? 5_000,
+    maxPingOut: 2,
+    waitOnFirstConnect: true,
+    ...(options.user ? { user: options.user, pass: options.pass } : {}),
+  });
+  let connected = true;
+  const log = logger.child({ component: "nats" });
+  log.info({ server: connection.getServer() }, "connected to NATS");
+  void (async () => {
+    for await (const status of connection.status()) {
+      connected = applyStatus(status, connected, log, metrics);
+    }
+  })();
+  return { connection, isConnected: () => connected && !connection.isClosed() };
+}
+
+function applyStatus(status: Status, connected: boolean, log: Logger, metrics: CommonMetrics | undefined): boolean {
+  switch (status.type) {
+    case "disconnect":
+      log.warn({ server: status.server }, "disconnected from NATS");
+      metrics?.natsErrors.inc({ operation: "disconnect" });
+      return false;
+    case "reconnect":
+      log.info({ server: status.server }, "reconnected to NATS");
+      return true;
+    case "close":
+      return false;
+    case "error":
+      log.error({ error: String(status.error) }, "NATS server error");
+      metrics?.natsErrors.inc({ operation: "server-error" });
+      return connected;
+    case "slowConsumer":
+      log.warn({ subject: status.sub.getSubject() }, "slow consumer");
+      metrics?.natsErrors.inc({ operation: "slow-consumer" });
+      return connected;
+    case "ldm":
+      log.warn("NATS server entered lame duck mode");
+      return connected;
+    case "staleConnection":
+      metrics?.natsErrors.inc({ operation: "stale-connection" });
+      return connected;
+    case "reconnecting":
+    case "update":
+    case "ping":
+    case "forceReconnect":
+      return connected;
+    default:
+      return assertNever(status, "NATS status");
+  }
+}
+
+/** The server silently dropped a setting it does not know (nats-server 2.9 ignores 2.10+ fields). */
+export class NatsFeatureError extends Error {
+  override readonly name = "NatsFeatureError";
+  readonly stream: string;
+  readonly field: string;
+
+  constructor(stream: string, field: string, wanted: unknown, got: unknown) {
+    super(
+      `stream ${stream}: the server did not keep ${field} (wanted ${JSON.stringify(wanted)}, got ${JSON.stringify(got)}); ` +
+        "it is probably older than the feature (nats-server 2.9 drops unknown fields silently)",
+    );
+    this.stream = stream;
+    this.field = field;
+  }
+}
+
+export type DesiredStream = Partial<StreamConfig> & Pick<StreamConfig, "name" | "subjects">;
+
+function sameValue(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** Creates or updates a stream, then reads it back and refuses a server that dropped any requested field. */
+export async function ensureStream(jsm: JetStreamManager, desired: DesiredStream): Promise<StreamInfo> {
+  let info: StreamInfo;
+  try {
+    const existing = await jsm.streams.info(desired.name);
+    const differs = Object.entries(desired).some(
+      ([key, value]) => !sameValue(value, (existing.config as unknown as Record<string, unknown>)[key]),
+    );
+    info = differs ? await jsm.streams.update(desired.name, desired) : existing;
+  } catch (error) {
+    if (!(error instanceof Error) || !/stream not found/i.test(error.message)) throw error;
+    info = await jsm.streams.add(desired);
+  }
+  const readBack = (await jsm.streams.info(desired.name)).config as unknown as Record<string, unknown>;
+  for (const [key, value] of Object.entries(desired)) {
+    if (!sameValue(value, readBack[key])) throw new NatsFeatureError(desired.name, key, value, readBack[key]);
+  }
+  return info;
+}
+
+export { jetstreamManager };
