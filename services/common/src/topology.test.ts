@@ -1,0 +1,55 @@
+import assert from "node:assert/strict";
+import { setTimeout as sleep } from "node:timers/promises";
+import { describe, it } from "node:test";
+import { codecs, shardKeys } from "#protocol";
+import { useNatsServer } from "../../../test/support/nats.ts";
+import { createLogger } from "./logger.ts";
+import { connectNats } from "./nats.ts";
+import { watchShardEpochs } from "./shard-epochs.ts";
+import { provisionTopology } from "./topology.ts";
+
+const logger = createLogger({ service: "test", instance: "t", level: "silent", format: "json" });
+
+async function eventually(check: () => boolean, timeoutMs = 3000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) assert.fail("condition not reached in time");
+    await sleep(10);
+  }
+}
+
+describe("topology and shard epochs", () => {
+  it("provisions streams and buckets idempotently and tracks shard epochs for fencing", async () => {
+    const server = await useNatsServer();
+    const nats = await connectNats({ url: server.url, name: "test" }, logger);
+    try {
+      const topology = await provisionTopology(nats.connection, { replicas: 1 });
+      await provisionTopology(nats.connection, { replicas: 1 });
+      const streams = [];
+      for await (const info of topology.jsm.streams.list()) streams.push(info.config.name);
+      assert.deepEqual(streams.sort(), ["KV_members", "KV_shards", "K8S_OBJS", "STS_CMD", "STS_INTENT"].sort());
+
+      const view = await watchShardEpochs(topology.shards, logger);
+      assert.equal(view.ready(), true);
+      assert.equal(view.isStale(5, 0), false, "no owner yet: nothing is stale");
+
+      const record = (owner: string) =>
+        codecs.shardRecord.encode({ type: "shard", shard: 5, owner, incarnation: owner, state: "owned" });
+      const first = await topology.shards.create(shardKeys.build(5), record("actor-0"));
+      await eventually(() => view.epochOf(5) === first);
+      const second = await topology.shards.update(shardKeys.build(5), record("actor-1"), first);
+      await eventually(() => view.epochOf(5) === second);
+      assert.equal(view.isStale(5, first), true, "the previous owner's epoch is fenced");
+      assert.equal(view.isStale(5, second), false);
+      // Compare-and-set: the fenced owner cannot write back.
+      await assert.rejects(topology.shards.update(shardKeys.build(5), record("actor-0"), first));
+      view.stop();
+
+      const restarted = await watchShardEpochs(topology.shards, logger);
+      await eventually(() => restarted.ready() && restarted.epochOf(5) === second);
+      restarted.stop();
+    } finally {
+      await nats.connection.close();
+    }
+  });
+});
