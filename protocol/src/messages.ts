@@ -135,6 +135,8 @@ export type StatusWrite = z.infer<typeof StatusWriteSchema>;
 export const StatusOutcomeSchema = z.enum([
   "written",
   "unchanged",
+  /** A newer write for the same set arrived before this one ran (latest wins). */
+  "superseded",
   "stale-epoch",
   "stale-generation",
   "not-found",

@@ -43,6 +43,8 @@ export const STREAMS = {
 export const BUCKETS = {
   members: "members",
   shards: "shards",
+  /** Singleton leases (key `watcher`: the active watcher of an active/standby pair). */
+  leases: "leases",
 } as const;
 
 /** Queue groups and durable consumer names. */

@@ -27,7 +27,7 @@ describe("topology and shard epochs", () => {
       await provisionTopology(nats.connection, { replicas: 1 });
       const streams = [];
       for await (const info of topology.jsm.streams.list()) streams.push(info.config.name);
-      assert.deepEqual(streams.sort(), ["KV_members", "KV_shards", "K8S_OBJS", "STS_CMD", "STS_INTENT"].sort());
+      assert.deepEqual(streams.sort(), ["KV_leases", "KV_members", "KV_shards", "K8S_OBJS", "STS_CMD", "STS_INTENT"].sort());
 
       const view = await watchShardEpochs(topology.shards, logger);
       assert.equal(view.ready(), true);

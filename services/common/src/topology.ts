@@ -51,6 +51,7 @@ export interface Topology {
   readonly jsm: JetStreamManager;
   readonly members: KV;
   readonly shards: KV;
+  readonly leases: KV;
 }
 
 /** Creates (or verifies) every stream and bucket. Safe to call concurrently from several services. */
@@ -62,5 +63,6 @@ export async function provisionTopology(connection: NatsConnection, options: Top
   const bucketOptions = { history: 8, replicas: options.replicas, allow_direct: false, storage: StorageType.File };
   const members = await kvm.create(BUCKETS.members, bucketOptions);
   const shards = await kvm.create(BUCKETS.shards, bucketOptions);
-  return { jsm, members, shards };
+  const leases = await kvm.create(BUCKETS.leases, bucketOptions);
+  return { jsm, members, shards, leases };
 }
