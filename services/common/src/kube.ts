@@ -124,6 +124,8 @@ export interface KubeRequest {
   readonly path: string;
   readonly query?: Query;
   readonly body?: unknown;
+  /** Sent verbatim instead of JSON.stringify(body): for bodies whose exact bytes matter (ControllerRevision data). */
+  readonly rawBody?: string;
   readonly contentType?: string;
   readonly timeoutMs?: number;
   readonly signal?: AbortSignal;
@@ -190,8 +192,8 @@ export class KubeClient {
     const auth = await this.authSnapshot();
     const headers: Record<string, string> = { ...auth.headers, accept: "application/json" };
     let body: string | undefined;
-    if (request.body !== undefined) {
-      body = JSON.stringify(request.body);
+    if (request.rawBody !== undefined || request.body !== undefined) {
+      body = request.rawBody ?? JSON.stringify(request.body);
       headers["content-type"] = request.contentType ?? "application/json";
     }
     const timeout = AbortSignal.timeout(request.timeoutMs ?? this.options.requestTimeoutMs);
