@@ -1,0 +1,101 @@
+// `npm run kube-sim`: the simulator as a process. Prints one line with the URL once listening and stops
+// cleanly on SIGINT/SIGTERM.
+import { Command, InvalidArgumentError, Option } from "commander";
+import { DEFAULT_BOOKMARK_INTERVAL_MS, DEFAULT_HISTORY_WINDOW, startKubeSim } from "./main.ts";
+import { DEFAULT_KUBELET } from "./kubelet/kubelet.ts";
+
+function nonNegativeInt(name: string) {
+  return (raw: string): number => {
+    if (!/^\d+$/.test(raw.trim())) throw new InvalidArgumentError(`${name} must be a non-negative integer, got "${raw}"`);
+    return Number(raw);
+  };
+}
+
+function rate(name: string) {
+  return (raw: string): number => {
+    const value = Number(raw);
+    if (raw.trim() === "" || !Number.isFinite(value) || value < 0 || value > 1) {
+      throw new InvalidArgumentError(`${name} must be a number between 0 and 1, got "${raw}"`);
+    }
+    return value;
+  };
+}
+
+const intOpt = (flags: string, description: string, env: string, fallback: number) =>
+  new Option(flags, description).env(env).default(fallback).argParser(nonNegativeInt(flags.split(" ")[0] ?? flags));
+
+export function buildCommand(): Command {
+  return new Command("kube-sim")
+    .description("A Kubernetes API server and kubelet simulator that kubectl and @kubernetes/client-node accept.")
+    .addOption(intOpt("--port <n>", "port to listen on (0 = any free port)", "KUBE_SIM_PORT", 0))
+    .addOption(new Option("--host <addr>", "address to listen on").env("KUBE_SIM_HOST").default("127.0.0.1"))
+    .addOption(new Option("--kubeconfig-out <path>", "write a kubeconfig pointing at the simulator").env("KUBE_SIM_KUBECONFIG_OUT"))
+    .addOption(new Option("--audit-log <path>", "append one audit.k8s.io/v1 Event JSON per line for every mutating request").env("KUBE_SIM_AUDIT_LOG"))
+    .addOption(intOpt("--history-window <events>", "watch events kept per resource; older resourceVersions get 410 Gone", "KUBE_SIM_HISTORY_WINDOW", DEFAULT_HISTORY_WINDOW))
+    .addOption(intOpt("--bookmark-interval-ms <ms>", "interval of BOOKMARK events on watches that allow them", "KUBE_SIM_BOOKMARK_INTERVAL_MS", DEFAULT_BOOKMARK_INTERVAL_MS))
+    .addOption(intOpt("--latency-ms <ms>", "fault: delay added to every request", "KUBE_SIM_LATENCY_MS", 0))
+    .addOption(new Option("--error-rate <p>", "fault: probability that a write fails with 500 or 429 (Retry-After)").env("KUBE_SIM_ERROR_RATE").default(0).argParser(rate("--error-rate")))
+    .addOption(new Option("--conflict-rate <p>", "fault: probability that a write carrying a resourceVersion gets 409 Conflict").env("KUBE_SIM_CONFLICT_RATE").default(0).argParser(rate("--conflict-rate")))
+    .addOption(intOpt("--drop-watches-every-ms <ms>", "fault: close every open watch this often (0 = never)", "KUBE_SIM_DROP_WATCHES_EVERY_MS", 0))
+    .addOption(new Option("--node-name <name>", "name of the simulated node pods are scheduled to").env("KUBE_SIM_NODE_NAME").default(DEFAULT_KUBELET.nodeName))
+    .addOption(intOpt("--schedule-delay-ms <ms>", "kubelet: delay before a new pod is scheduled", "KUBE_SIM_SCHEDULE_DELAY_MS", DEFAULT_KUBELET.scheduleDelayMs))
+    .addOption(intOpt("--start-delay-ms <ms>", "kubelet: delay from scheduled to Running and Ready (pod annotation sim.stsfleet.dev/start-delay-ms overrides)", "KUBE_SIM_START_DELAY_MS", DEFAULT_KUBELET.startDelayMs))
+    .addOption(intOpt("--termination-delay-ms <ms>", "kubelet: time containers take to stop once a pod is Terminating (capped by its grace period)", "KUBE_SIM_TERMINATION_DELAY_MS", DEFAULT_KUBELET.terminationDelayMs))
+    .addOption(intOpt("--bind-delay-ms <ms>", "volume binder: delay before a pending claim is bound to a new volume", "KUBE_SIM_BIND_DELAY_MS", DEFAULT_KUBELET.bindDelayMs));
+}
+
+interface CliOptions {
+  port: number;
+  host: string;
+  kubeconfigOut?: string;
+  auditLog?: string;
+  historyWindow: number;
+  bookmarkIntervalMs: number;
+  latencyMs: number;
+  errorRate: number;
+  conflictRate: number;
+  dropWatchesEveryMs: number;
+  nodeName: string;
+  scheduleDelayMs: number;
+  startDelayMs: number;
+  terminationDelayMs: number;
+  bindDelayMs: number;
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const cmd = buildCommand();
+  cmd.parse(argv);
+  const o = cmd.opts<CliOptions>();
+  const sim = await startKubeSim({
+    port: o.port,
+    host: o.host,
+    ...(o.kubeconfigOut !== undefined ? { kubeconfigOut: o.kubeconfigOut } : {}),
+    ...(o.auditLog !== undefined ? { auditLog: o.auditLog } : {}),
+    historyWindow: o.historyWindow,
+    bookmarkIntervalMs: o.bookmarkIntervalMs,
+    faults: { latencyMs: o.latencyMs, errorRate: o.errorRate, conflictRate: o.conflictRate, dropWatchesEveryMs: o.dropWatchesEveryMs },
+    kubelet: { nodeName: o.nodeName, scheduleDelayMs: o.scheduleDelayMs, startDelayMs: o.startDelayMs, terminationDelayMs: o.terminationDelayMs, bindDelayMs: o.bindDelayMs },
+  });
+  process.stdout.write(`kube-sim listening on ${sim.url}${sim.kubeconfigPath !== undefined ? ` (kubeconfig ${sim.kubeconfigPath})` : ""}\n`);
+  let stopping = false;
+  const shutdown = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    sim.stop().then(
+      () => process.exit(signal === "SIGINT" ? 130 : 0),
+      (err: unknown) => {
+        process.stderr.write(`kube-sim: error while stopping: ${String(err)}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGINT", () => shutdown("SIGINT"));
+  process.on("SIGTERM", () => shutdown("SIGTERM"));
+}
+
+if (import.meta.url === `file://${process.argv[1] ?? ""}`) {
+  main(process.argv).catch((err: unknown) => {
+    process.stderr.write(`kube-sim: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  });
+}

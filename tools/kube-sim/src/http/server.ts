@@ -1,0 +1,390 @@
+// The HTTP front: routing, bodies, content negotiation, Status errors, faults and audit around the
+// registry. Everything Kubernetes-specific about a verb lives in the registry; this file only translates.
+import { randomUUID } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { AuditLog, microTimestamp } from "../audit/audit.ts";
+import type { AuditUser } from "../audit/audit.ts";
+import { aggregatedDiscovery, apiGroup, apiGroupList, apiResourceList, apiVersions, findGroup, SERVER_VERSION } from "../discovery/discovery.ts";
+import { StatusError, badRequest, failure, internalError, methodNotAllowed, notAcceptable, notFound, pathNotFound, unsupportedMediaType } from "../errors.ts";
+import type { Faults } from "../faults/faults.ts";
+import type { OpenApiDocuments } from "../openapi/generate.ts";
+import type { Registry, WriteContext } from "../registry/registry.ts";
+import { parseDeleteOptions, parseListOptions, parseWatchOptions, parseWriteOptions } from "../registry/options.ts";
+import { patchTypeFromContentType, resourceKey } from "../resources.ts";
+import type { ResourceInfo } from "../resources.ts";
+import { parseIncludeObject, partialMetadata, toTable } from "../table/table.ts";
+import type { KubeObject, Status } from "../types.ts";
+import { DISCOVERY_V2_CONTENT_TYPE, PARTIAL_CONTENT_TYPE, TABLE_CONTENT_TYPE, negotiate } from "./negotiate.ts";
+import type { Rendering } from "./negotiate.ts";
+import type { ResourceRoute, Verb } from "./route.ts";
+import { parseRoute } from "./route.ts";
+import type { WatchConfig, WatchSet } from "./watch.ts";
+import { serveWatch } from "./watch.ts";
+
+const MAX_BODY_BYTES = 3 * 1024 * 1024;
+const MUTATING: ReadonlySet<Verb> = new Set(["create", "update", "patch", "delete", "deletecollection"]);
+
+export interface HttpDeps {
+  registry: Registry;
+  openapi: OpenApiDocuments;
+  faults: Faults;
+  audit: AuditLog | undefined;
+  watch: WatchConfig;
+  watches: WatchSet;
+  /** `host:port` reported in /api's serverAddressByClientCIDRs. */
+  serverAddress(): string;
+  /** Bearer token of the kubeconfig the simulator wrote; requests with it are `kubernetes-admin`. */
+  adminToken: string;
+}
+
+interface Reply {
+  code: number;
+  body: string;
+  contentType: string;
+}
+
+function json(code: number, value: unknown, contentType = "application/json"): Reply {
+  return { code, body: JSON.stringify(value), contentType };
+}
+
+function statusReply(status: Status): Reply {
+  return json(status.code, status);
+}
+
+function verbOf(method: string, route: ResourceRoute, params: URLSearchParams): Verb | undefined {
+  const watching = route.watchPath || params.get("watch") === "true" || params.get("watch") === "1";
+  switch (method) {
+    case "GET":
+    case "HEAD":
+      if (watching) return "watch";
+      return route.name === undefined ? "list" : "get";
+    case "POST":
+      return "create";
+    case "PUT":
+      return route.name === undefined ? undefined : "update";
+    case "PATCH":
+      return route.name === undefined ? undefined : "patch";
+    case "DELETE":
+      return route.name === undefined ? "deletecollection" : "delete";
+    default:
+      return undefined;
+  }
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        reject(new StatusError(failure(413, "RequestEntityTooLarge", "Request entity too large: limit is 3145728")));
+        req.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    req.on("error", reject);
+  });
+}
+
+function parseJsonBody(text: string): unknown {
+  if (text.trim() === "") return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (err) {
+    throw badRequest(`couldn't get version/kind; json parse error: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+function userOf(req: IncomingMessage, adminToken: string): AuditUser {
+  const auth = req.headers.authorization ?? "";
+  if (auth.startsWith("Bearer ")) {
+    const token = auth.slice("Bearer ".length).trim();
+    if (token === adminToken) return { username: "kubernetes-admin", groups: ["kubeadm:cluster-admins", "system:authenticated"] };
+    return { username: `system:serviceaccount:token:${token.slice(0, 12)}`, groups: ["system:serviceaccounts", "system:authenticated"] };
+  }
+  if (auth.startsWith("Basic ")) {
+    const user = Buffer.from(auth.slice("Basic ".length), "base64").toString("utf8").split(":")[0] ?? "";
+    return { username: user, groups: ["system:authenticated"] };
+  }
+  return { username: "system:anonymous", groups: ["system:unauthenticated"] };
+}
+
+export function createHandler(deps: HttpDeps): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    handle(deps, req, res).catch((err: unknown) => {
+      if (!res.headersSent) {
+        const status = err instanceof StatusError ? err.status : internalError(err instanceof Error ? err.message : String(err)).status;
+        res.writeHead(status.code, { "Content-Type": "application/json" });
+        res.end(JSON.stringify(status));
+      } else {
+        res.destroy();
+      }
+    });
+  };
+}
+
+async function handle(deps: HttpDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const received = microTimestamp();
+  const auditID = randomUUID();
+  const url = new URL(req.url ?? "/", "http://kube-sim.local");
+  const method = req.method ?? "GET";
+  const route = parseRoute(url.pathname);
+  const headers: Record<string, string> = { "Audit-Id": auditID };
+  if (deps.faults.latencyMs > 0) await new Promise((r) => setTimeout(r, deps.faults.latencyMs));
+
+  if (route.kind !== "resource") {
+    const reply = route.kind === "unknown" ? statusReply(pathNotFound().status) : serveNonResource(deps, route.path, req);
+    send(res, reply, headers, []);
+    return;
+  }
+
+  const params = url.searchParams;
+  const verb = verbOf(method, route, params);
+  let reply: Reply | undefined;
+  let failureStatus: Status | undefined;
+  const warnings: string[] = [];
+  let objectName = route.name;
+  try {
+    if (verb === undefined) throw methodNotAllowed();
+    if (MUTATING.has(verb)) {
+      const injected = deps.faults.writeFailure();
+      if (injected !== undefined) {
+        if (injected.retryAfterSeconds !== undefined) headers["Retry-After"] = String(injected.retryAfterSeconds);
+        throw injected;
+      }
+    }
+    if (verb === "watch") {
+      const rendering = negotiate(req.headers.accept, { table: true, partial: true });
+      if (rendering === "unacceptable" || rendering === "discovery-v2") throw notAcceptable();
+      const opts = parseWatchOptions(params);
+      if (route.name !== undefined) opts.fieldSelector = [opts.fieldSelector, `metadata.name=${route.name}`].filter((s) => s !== "").join(",");
+      serveWatch({
+        req,
+        res,
+        registry: deps.registry,
+        info: route.info,
+        namespace: route.namespace,
+        opts,
+        rendering,
+        includeObject: parseIncludeObject(params.get("includeObject")),
+        config: deps.watch,
+        watches: deps.watches,
+        headers,
+      });
+      return;
+    }
+    const body = MUTATING.has(verb) ? await readBody(req) : "";
+    const result = dispatch(deps, req, route, verb, params, body, warnings);
+    reply = result.reply;
+    if (result.name !== undefined) objectName = result.name;
+  } catch (err) {
+    if (!(err instanceof StatusError)) throw err;
+    failureStatus = err.status;
+    reply = statusReply(err.status);
+  }
+  send(res, reply, headers, warnings);
+  if (verb !== undefined && MUTATING.has(verb) && deps.audit !== undefined) {
+    const objectRef: Record<string, string> = { resource: route.info.resource };
+    if (route.namespace !== undefined) objectRef["namespace"] = route.namespace;
+    if (objectName !== undefined) objectRef["name"] = objectName;
+    if (route.apiGroup !== "") objectRef["apiGroup"] = route.apiGroup;
+    objectRef["apiVersion"] = route.apiVersion;
+    if (route.subresource !== "") objectRef["subresource"] = route.subresource;
+    const impersonate = req.headers["impersonate-user"];
+    deps.audit.record({
+      auditID,
+      verb,
+      requestURI: req.url ?? "/",
+      objectRef: objectRef as never,
+      code: reply.code,
+      failure: failureStatus,
+      receivedTimestamp: received,
+      stageTimestamp: microTimestamp(),
+      user: userOf(req, deps.adminToken),
+      impersonatedUser: typeof impersonate === "string" ? impersonate : undefined,
+      sourceIPs: [req.socket.remoteAddress?.replace(/^::ffff:/, "") ?? "127.0.0.1"],
+      userAgent: req.headers["user-agent"] ?? "",
+    });
+  }
+}
+
+function send(res: ServerResponse, reply: Reply, headers: Record<string, string>, warnings: string[]): void {
+  const all: Record<string, string | string[]> = { ...headers, "Content-Type": reply.contentType, "Cache-Control": "no-cache, private" };
+  if (warnings.length > 0) all["Warning"] = warnings.map((w) => `299 - ${JSON.stringify(w)}`);
+  res.writeHead(reply.code, all);
+  res.end(reply.body);
+}
+
+function render(deps: HttpDeps, req: IncomingMessage, info: ResourceInfo, obj: KubeObject, code: number, rendering: Rendering, params: URLSearchParams): Reply {
+  switch (rendering) {
+    case "json":
+      return json(code, obj);
+    case "table":
+      return json(code, toTable(resourceKey(info), [obj], deps.registry.now(), { includeObject: parseIncludeObject(params.get("includeObject")), noHeaders: false }), TABLE_CONTENT_TYPE);
+    case "partial":
+      return json(code, partialMetadata(obj), PARTIAL_CONTENT_TYPE);
+    case "discovery-v2":
+    case "unacceptable":
+      throw notAcceptable();
+    default: {
+      const never: never = rendering;
+      throw new Error(`unknown rendering ${String(never)}`);
+    }
+  }
+}
+
+function dispatch(
+  deps: HttpDeps,
+  req: IncomingMessage,
+  route: ResourceRoute,
+  verb: Verb,
+  params: URLSearchParams,
+  rawBody: string,
+  warnings: string[],
+): { reply: Reply; name?: string } {
+  const { registry } = deps;
+  const { info, subresource: sub } = route;
+  const ns = route.namespace ?? "";
+  if (sub !== "" && !info.subresources.includes(sub)) throw pathNotFound();
+  if (info.namespaced && route.namespace === undefined && verb !== "list") throw pathNotFound();
+  const objectVerb = verb === "get" || verb === "list";
+  const rendering = objectVerb ? negotiate(req.headers.accept, { table: sub === "", partial: sub === "" }) : negotiate(req.headers.accept, {});
+  if (rendering === "unacceptable") throw notAcceptable();
+  const write = (): WriteContext => ({ ...parseWriteOptions(params), warnings });
+  const name = route.name ?? "";
+  switch (verb) {
+    case "get": {
+      if (sub === "scale") return { reply: json(200, registry.getScale(info, ns, name)) };
+      if (sub === "log") {
+        registry.getEntry(info, ns, name);
+        return { reply: { code: 200, body: "", contentType: "text/plain" } };
+      }
+      if (rendering === "json" && sub !== "finalize") return { reply: { code: 200, body: registry.getEntry(info, ns, name).json, contentType: "application/json" } };
+      return { reply: render(deps, req, info, registry.get(info, ns, name), 200, rendering, params) };
+    }
+    case "list":
+      return { reply: renderList(deps, info, route.namespace, params, rendering) };
+    case "watch":
+      throw new Error("watch is served before dispatch");
+    case "create": {
+      const body = parseJsonBody(rawBody);
+      if (sub === "eviction") {
+        const opts = parseDeleteOptions(new URLSearchParams(), (body as { deleteOptions?: unknown } | undefined)?.deleteOptions);
+        registry.delete(info, ns, name, opts, write());
+        return { reply: json(201, { kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", code: 201 }), name };
+      }
+      if (route.name !== undefined) throw methodNotAllowed();
+      checkJsonContentType(req);
+      const created = registry.create(info, ns, body, write());
+      return { reply: json(201, created), name: created.metadata.name ?? "" };
+    }
+    case "update": {
+      checkJsonContentType(req);
+      const { object, created } = registry.update(info, ns, name, sub === "finalize" ? "" : sub, parseJsonBody(rawBody), write());
+      return { reply: json(created ? 201 : 200, object), name };
+    }
+    case "patch": {
+      const ct = req.headers["content-type"] ?? "";
+      const type = patchTypeFromContentType(ct);
+      if (type === undefined) throw unsupportedMediaType(ct);
+      const patched = registry.patch(info, ns, name, sub, type, parseJsonBody(rawBody), write());
+      return { reply: json(200, patched), name };
+    }
+    case "delete": {
+      const opts = parseDeleteOptions(params, parseJsonBody(rawBody));
+      const ctx = write();
+      const result = registry.delete(info, ns, name, opts, ctx);
+      if (!result.deleted || registry.returnsDeletedObject(info)) return { reply: json(200, result.object), name };
+      const details: Record<string, string> = { name };
+      if (info.group !== "") details["group"] = info.group;
+      details["kind"] = info.resource;
+      details["uid"] = result.object.metadata.uid ?? "";
+      return { reply: json(200, { kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", details }) };
+    }
+    case "deletecollection": {
+      if (info.resource === "namespaces") throw methodNotAllowed();
+      const opts = parseDeleteOptions(params, parseJsonBody(rawBody));
+      const items = registry.deleteCollection(info, route.namespace, parseListOptions(params), opts, write());
+      return { reply: json(200, { kind: `${info.kind}List`, apiVersion: info.group === "" ? info.version : `${info.group}/${info.version}`, metadata: { resourceVersion: String(registry.store.currentRv) }, items }) };
+    }
+    default: {
+      const never: never = verb;
+      throw new Error(`unknown verb ${String(never)}`);
+    }
+  }
+}
+
+function checkJsonContentType(req: IncomingMessage): void {
+  const ct = (req.headers["content-type"] ?? "application/json").split(";")[0]?.trim() ?? "";
+  if (ct !== "application/json" && ct !== "" && ct !== "*/*") {
+    throw new StatusError(failure(415, "UnsupportedMediaType", `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf`));
+  }
+}
+
+function renderList(deps: HttpDeps, info: ResourceInfo, namespace: string | undefined, params: URLSearchParams, rendering: Rendering): Reply {
+  const result = deps.registry.list(info, namespace, parseListOptions(params));
+  const apiVersion = info.group === "" ? info.version : `${info.group}/${info.version}`;
+  if (rendering === "table") {
+    const objects = result.entries.map((e) => JSON.parse(e.json) as KubeObject);
+    const table = toTable(resourceKey(info), objects, deps.registry.now(), {
+      includeObject: parseIncludeObject(params.get("includeObject")),
+      noHeaders: false,
+      resourceVersion: result.resourceVersion,
+      ...(result.continueToken !== undefined ? { continueToken: result.continueToken } : {}),
+      ...(result.remainingItemCount !== undefined ? { remainingItemCount: result.remainingItemCount } : {}),
+    });
+    return json(200, table, TABLE_CONTENT_TYPE);
+  }
+  const meta: Record<string, unknown> = { resourceVersion: result.resourceVersion };
+  if (result.continueToken !== undefined) meta["continue"] = result.continueToken;
+  if (result.remainingItemCount !== undefined) meta["remainingItemCount"] = result.remainingItemCount;
+  if (rendering === "partial") {
+    const items = result.entries.map((e) => partialMetadata(JSON.parse(e.json) as KubeObject));
+    return json(200, { kind: "PartialObjectMetadataList", apiVersion: "meta.k8s.io/v1", metadata: meta, items }, PARTIAL_CONTENT_TYPE);
+  }
+  // Items are spliced in as stored bytes: no parse/stringify per object on the hot path.
+  const head = JSON.stringify({ kind: `${info.kind}List`, apiVersion, metadata: meta });
+  const body = `${head.slice(0, -1)},"items":[${result.entries.map((e) => e.json).join(",")}]}`;
+  return { code: 200, body, contentType: "application/json" };
+}
+
+function serveNonResource(deps: HttpDeps, path: string, req: IncomingMessage): Reply {
+  const accept = req.headers.accept;
+  const text = (body: string): Reply => ({ code: 200, body, contentType: "text/plain; charset=utf-8" });
+  if (path === "/healthz" || path === "/livez" || path === "/readyz" || /^\/(healthz|livez|readyz)\//.test(path)) return text("ok");
+  if (path === "/version") return json(200, SERVER_VERSION);
+  if (path === "/api" || path === "/apis") {
+    const rendering = negotiate(accept, { discovery: true });
+    if (rendering === "discovery-v2") return json(200, aggregatedDiscovery(path === "/api"), DISCOVERY_V2_CONTENT_TYPE);
+    if (rendering === "unacceptable") return statusReply(notAcceptable().status);
+    return json(200, path === "/api" ? apiVersions(deps.serverAddress()) : apiGroupList());
+  }
+  const groupMatch = /^\/apis\/([^/]+)$/.exec(path);
+  if (groupMatch !== null) {
+    const g = findGroup(groupMatch[1] ?? "");
+    return g === undefined ? statusReply(pathNotFound().status) : json(200, apiGroup(g));
+  }
+  const gvMatch = /^\/api\/(v1)$/.exec(path) ?? /^\/apis\/([^/]+\/[^/]+)$/.exec(path);
+  if (gvMatch !== null) {
+    const gv = gvMatch[1] ?? "";
+    const [group, version] = gv.includes("/") ? (gv.split("/") as [string, string]) : ["", gv];
+    const list = apiResourceList(group, version);
+    return list === undefined ? statusReply(pathNotFound().status) : json(200, list);
+  }
+  if (path === "/openapi/v2") {
+    if (negotiate(accept, {}) === "unacceptable") return statusReply(notAcceptable().status);
+    return { code: 200, body: deps.openapi.v2, contentType: "application/json" };
+  }
+  if (path === "/openapi/v3") return { code: 200, body: deps.openapi.v3Root, contentType: "application/json" };
+  if (path.startsWith("/openapi/v3/")) {
+    const doc = deps.openapi.v3.get(path.slice("/openapi/v3/".length));
+    if (doc === undefined) return statusReply(notFound({ group: "", resource: "openapi" }, path).status);
+    return { code: 200, body: doc.body, contentType: "application/json" };
+  }
+  return statusReply(pathNotFound().status);
+}
+
+export { AuditLog };

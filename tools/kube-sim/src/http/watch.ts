@@ -1,0 +1,143 @@
+// Watch streams: one JSON event per line over a chunked response, with the apiserver's resourceVersion
+// semantics, bookmarks, timeouts and the in-band 410 ERROR event.
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { badRequest } from "../errors.ts";
+import type { Registry } from "../registry/registry.ts";
+import type { WatchOptions } from "../registry/options.ts";
+import { groupVersion, resourceKey } from "../resources.ts";
+import type { ResourceInfo } from "../resources.ts";
+import type { EventType, StoredEntry } from "../store/store.ts";
+import { ResourceVersionTooOldError } from "../store/store.ts";
+import type { IncludeObject } from "../table/table.ts";
+import { partialMetadata, toTable } from "../table/table.ts";
+import type { KubeObject } from "../types.ts";
+import type { Rendering } from "./negotiate.ts";
+import { PARTIAL_CONTENT_TYPE, TABLE_CONTENT_TYPE } from "./negotiate.ts";
+
+/** Open watch streams, so faults and shutdown can end them. */
+export class WatchSet {
+  private readonly closers = new Set<() => void>();
+
+  add(close: () => void): () => void {
+    this.closers.add(close);
+    return () => {
+      this.closers.delete(close);
+    };
+  }
+
+  get size(): number {
+    return this.closers.size;
+  }
+
+  closeAll(): void {
+    for (const close of [...this.closers]) close();
+  }
+}
+
+export interface WatchConfig {
+  bookmarkIntervalMs: number;
+  /** Server-chosen timeout when the client gives none (the apiserver picks 30-60 minutes). */
+  defaultTimeoutSeconds: number;
+  /** A watcher whose unsent bytes exceed this is closed, as the apiserver drops slow watchers. */
+  maxBufferedBytes: number;
+}
+
+interface WatchRequest {
+  req: IncomingMessage;
+  res: ServerResponse;
+  registry: Registry;
+  info: ResourceInfo;
+  namespace: string | undefined;
+  opts: WatchOptions;
+  rendering: Rendering;
+  includeObject: IncludeObject;
+  config: WatchConfig;
+  watches: WatchSet;
+  headers: Record<string, string>;
+}
+
+export function serveWatch(w: WatchRequest): void {
+  const { registry, info, opts, res } = w;
+  const store = registry.store;
+  const key = resourceKey(info);
+  const { matches } = registry.matcher(info, opts.labelSelector, opts.fieldSelector);
+  let sinceRv: number | undefined;
+  if (opts.resourceVersion !== "" && opts.resourceVersion !== "0") {
+    if (!/^\d+$/.test(opts.resourceVersion)) throw badRequest(`resourceVersion: Invalid value: "${opts.resourceVersion}": must be a non-negative integer`);
+    sinceRv = Number(opts.resourceVersion);
+  }
+  const ns = info.namespaced ? w.namespace : undefined;
+  const contentType = w.rendering === "table" ? TABLE_CONTENT_TYPE : w.rendering === "partial" ? PARTIAL_CONTENT_TYPE : "application/json";
+  res.writeHead(200, { ...w.headers, "Content-Type": contentType, "Cache-Control": "no-cache, private", "Transfer-Encoding": "chunked" });
+  res.flushHeaders();
+
+  let headersSent = false;
+  const now = () => registry.now();
+  const encode = (type: EventType | "BOOKMARK", entry: StoredEntry): string => {
+    if (w.rendering === "json") return `{"type":"${type}","object":${entry.json}}\n`;
+    const obj = JSON.parse(entry.json) as KubeObject;
+    if (w.rendering === "partial") return `${JSON.stringify({ type, object: partialMetadata(obj) })}\n`;
+    const table = toTable(key, [obj], now(), { includeObject: w.includeObject, noHeaders: headersSent });
+    headersSent = true;
+    return `${JSON.stringify({ type, object: table })}\n`;
+  };
+
+  let closed = false;
+  let cancel: (() => void) | undefined;
+  const timers: NodeJS.Timeout[] = [];
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    cancel?.();
+    for (const t of timers) clearInterval(t);
+    untrack();
+    res.end();
+  };
+  const untrack = w.watches.add(close);
+  const write = (chunk: string) => {
+    if (closed) return;
+    res.write(chunk);
+    if (res.writableLength > w.config.maxBufferedBytes) close();
+  };
+  const bookmark = (annotations?: Record<string, string>) => {
+    const metadata: Record<string, unknown> = { resourceVersion: String(store.currentRv) };
+    if (annotations !== undefined) metadata["annotations"] = annotations;
+    const object = w.rendering === "json" || w.rendering === "table" ? { kind: info.kind, apiVersion: groupVersion(info), metadata } : { kind: "PartialObjectMetadata", apiVersion: "meta.k8s.io/v1", metadata };
+    write(`${JSON.stringify({ type: "BOOKMARK", object })}\n`);
+  };
+
+  w.req.on("close", close);
+  res.on("close", close);
+
+  const initial = sinceRv === undefined || opts.sendInitialEvents;
+  try {
+    if (initial) {
+      const from = store.currentRv;
+      for (const k of store.keys(key, ns)) {
+        const entry = store.getByKey(key, k);
+        if (entry !== undefined && matches(entry)) write(encode("ADDED", entry));
+      }
+      if (opts.sendInitialEvents && opts.allowWatchBookmarks) bookmark({ "k8s.io/initial-events-end": "true" });
+      sinceRv = from;
+    }
+    cancel = store.watch(key, sinceRv ?? store.currentRv, { namespace: ns, matches }, (type, entry) => write(encode(type, entry)));
+  } catch (err) {
+    if (err instanceof ResourceVersionTooOldError) {
+      write(
+        `${JSON.stringify({
+          type: "ERROR",
+          object: { kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: err.message, reason: "Expired", code: 410 },
+        })}\n`,
+      );
+      close();
+      return;
+    }
+    close();
+    throw err;
+  }
+  if (opts.allowWatchBookmarks && w.config.bookmarkIntervalMs > 0) {
+    timers.push(setInterval(() => bookmark(), w.config.bookmarkIntervalMs));
+  }
+  const timeoutSeconds = opts.timeoutSeconds ?? w.config.defaultTimeoutSeconds;
+  if (timeoutSeconds > 0) timers.push(setTimeout(close, timeoutSeconds * 1000));
+}

@@ -1,0 +1,383 @@
+// A simulated scheduler + kubelet + volume binder: binds new pods to a fake node, runs them
+// (Pending -> Running -> Ready), honours the sim.stsfleet.dev/* annotations, finishes graceful
+// termination, and binds each pending claim to a freshly provisioned PersistentVolume.
+import { rfc3339 } from "../clock.ts";
+import { StatusError } from "../errors.ts";
+import type { Registry } from "../registry/registry.ts";
+import { INTERNAL_WRITE } from "../registry/registry.ts";
+import { RESOURCES, canonicalQuantity, mustFind } from "../resources.ts";
+import type { StoreEvent } from "../store/store.ts";
+import type { KubeObject } from "../types.ts";
+import { clone, getPath, isRecord } from "../types.ts";
+
+export const ANNOTATIONS = {
+  ready: "sim.stsfleet.dev/ready",
+  phase: "sim.stsfleet.dev/phase",
+  startDelayMs: "sim.stsfleet.dev/start-delay-ms",
+} as const;
+
+export interface KubeletOptions {
+  nodeName: string;
+  /** Pending (unscheduled) -> scheduled. */
+  scheduleDelayMs: number;
+  /** Scheduled -> Running and Ready, unless the pod's start-delay-ms annotation says otherwise. */
+  startDelayMs: number;
+  /** How long containers take to stop once a pod is Terminating (capped by its grace period). */
+  terminationDelayMs: number;
+  /** Pending claim -> Bound. */
+  bindDelayMs: number;
+}
+
+export const DEFAULT_KUBELET: KubeletOptions = {
+  nodeName: "kube-sim-node",
+  scheduleDelayMs: 5,
+  startDelayMs: 200,
+  terminationDelayMs: 100,
+  bindDelayMs: 20,
+};
+
+type Condition = { type: string; status: "True" | "False"; lastProbeTime: null; lastTransitionTime: string; reason?: string; message?: string };
+
+function containersOf(pod: KubeObject): Record<string, unknown>[] {
+  const list = getPath(pod, ["spec", "containers"]);
+  return Array.isArray(list) ? list.filter(isRecord) : [];
+}
+
+function annotation(pod: KubeObject, key: string): string | undefined {
+  return pod.metadata.annotations?.[key];
+}
+
+function setCondition(conditions: Condition[], type: string, status: "True" | "False", now: string, reason?: string, message?: string): Condition[] {
+  const existing = conditions.find((c) => c.type === type);
+  const next: Condition = { type, status, lastProbeTime: null, lastTransitionTime: existing !== undefined && existing.status === status ? existing.lastTransitionTime : now };
+  if (reason !== undefined) next.reason = reason;
+  if (message !== undefined) next.message = message;
+  return existing === undefined ? [...conditions, next] : conditions.map((c) => (c.type === type ? next : c));
+}
+
+export class Kubelet {
+  private readonly registry: Registry;
+  private readonly options: KubeletOptions;
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly unsubscribe: () => void;
+  private ipCounter = 0;
+  private stopped = false;
+
+  constructor(registry: Registry, options: KubeletOptions) {
+    for (const [k, v] of Object.entries(options)) {
+      if (typeof v === "number" && !(v >= 0)) throw new RangeError(`kubelet ${k} must be >= 0, got ${v}`);
+    }
+    this.registry = registry;
+    this.options = options;
+    this.unsubscribe = registry.store.subscribe((event) => this.observe(event));
+    this.registerNode();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.unsubscribe();
+    for (const t of this.timers.values()) clearTimeout(t);
+    this.timers.clear();
+  }
+
+  private registerNode(): void {
+    if (!RESOURCES.some((r) => r.group === "" && r.resource === "nodes")) return;
+    const info = mustFind("", "nodes");
+    const now = rfc3339(this.registry.now());
+    const name = this.options.nodeName;
+    const created = this.registry.create(
+      info,
+      "",
+      {
+        apiVersion: "v1",
+        kind: "Node",
+        metadata: { name, labels: { "kubernetes.io/hostname": name, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64", type: "kube-sim" } },
+        spec: { podCIDR: "10.244.0.0/16", podCIDRs: ["10.244.0.0/16"] },
+      },
+      INTERNAL_WRITE,
+    );
+    const capacity = { cpu: "32", memory: "128Gi", pods: "110000", "ephemeral-storage": "1Ti" };
+    created["status"] = {
+      capacity,
+      allocatable: capacity,
+      conditions: [{ type: "Ready", status: "True", lastHeartbeatTime: now, lastTransitionTime: now, reason: "KubeletReady", message: "kube-sim kubelet is posting ready status" }],
+      addresses: [
+        { type: "InternalIP", address: "127.0.0.1" },
+        { type: "Hostname", address: name },
+      ],
+      nodeInfo: { kubeletVersion: "v1.37.0-kube-sim", kubeProxyVersion: "", operatingSystem: "linux", architecture: "amd64", containerRuntimeVersion: "kube-sim://1.0", kernelVersion: "", osImage: "kube-sim", machineID: "", systemUUID: "", bootID: "" },
+      phase: "Running",
+    };
+    this.registry.writeInternal(info, created);
+  }
+
+  private later(id: string, delayMs: number, fn: () => void): void {
+    if (this.stopped || this.timers.has(id)) return;
+    const timer = setTimeout(() => {
+      this.timers.delete(id);
+      if (this.stopped) return;
+      try {
+        fn();
+      } catch (err) {
+        if (!(err instanceof StatusError)) throw err;
+      }
+    }, delayMs);
+    this.timers.set(id, timer);
+  }
+
+  private cancel(prefix: string): void {
+    for (const [id, timer] of this.timers) {
+      if (id.startsWith(prefix)) {
+        clearTimeout(timer);
+        this.timers.delete(id);
+      }
+    }
+  }
+
+  private observe(event: StoreEvent): void {
+    if (event.resourceKey === "/pods") this.observePod(event);
+    else if (event.resourceKey === "/persistentvolumeclaims") this.observeClaim(event);
+  }
+
+  // ---- pods ----
+
+  private observePod(event: StoreEvent): void {
+    const uid = event.entry.uid;
+    if (event.type === "DELETED") {
+      this.cancel(`${uid}/`);
+      return;
+    }
+    const pod = JSON.parse(event.entry.json) as KubeObject;
+    const nodeName = getPath(pod, ["spec", "nodeName"]);
+    const phase = getPath(pod, ["status", "phase"]);
+    if (pod.metadata.deletionTimestamp !== undefined) {
+      if (typeof nodeName === "string" && nodeName !== "") {
+        const graceMs = (pod.metadata.deletionGracePeriodSeconds ?? 0) * 1000;
+        this.later(`${uid}/terminate`, Math.min(this.options.terminationDelayMs, graceMs), () => this.finishTermination(pod));
+      }
+      return;
+    }
+    if (typeof nodeName !== "string" || nodeName === "") {
+      this.later(`${uid}/schedule`, this.options.scheduleDelayMs, () => this.schedule(pod));
+      return;
+    }
+    if (nodeName !== this.options.nodeName) return;
+    if (phase === undefined || phase === "Pending") {
+      const raw = annotation(pod, ANNOTATIONS.startDelayMs);
+      const delay = raw !== undefined && /^\d+$/.test(raw) ? Number(raw) : this.options.startDelayMs;
+      this.later(`${uid}/start`, delay, () => this.start(pod.metadata.namespace ?? "", pod.metadata.name ?? "", uid));
+      return;
+    }
+    if (phase === "Running") this.later(`${uid}/sync`, 0, () => this.sync(pod.metadata.namespace ?? "", pod.metadata.name ?? "", uid));
+  }
+
+  private current(namespace: string, name: string, uid: string): KubeObject | undefined {
+    const pod = this.registry.tryGet(mustFind("", "pods"), namespace, name);
+    return pod?.metadata.uid === uid ? pod : undefined;
+  }
+
+  private schedule(seen: KubeObject): void {
+    const pod = this.current(seen.metadata.namespace ?? "", seen.metadata.name ?? "", seen.metadata.uid ?? "");
+    if (pod === undefined || pod.metadata.deletionTimestamp !== undefined) return;
+    const spec = (pod["spec"] ?? {}) as Record<string, unknown>;
+    if (typeof spec["nodeName"] === "string" && spec["nodeName"] !== "") return;
+    spec["nodeName"] = this.options.nodeName;
+    const status = (isRecord(pod["status"]) ? pod["status"] : {});
+    const now = rfc3339(this.registry.now());
+    status["phase"] ??= "Pending";
+    status["conditions"] = setCondition((status["conditions"] ?? []) as Condition[], "PodScheduled", "True", now);
+    pod["status"] = status;
+    this.registry.writeInternal(mustFind("", "pods"), pod);
+  }
+
+  private start(namespace: string, name: string, uid: string): void {
+    const pod = this.current(namespace, name, uid);
+    if (pod === undefined || pod.metadata.deletionTimestamp !== undefined) return;
+    const status = (isRecord(pod["status"]) ? pod["status"] : {});
+    if (status["phase"] !== undefined && status["phase"] !== "Pending") return;
+    const now = rfc3339(this.registry.now());
+    this.ipCounter++;
+    const ip = `10.244.${Math.floor(this.ipCounter / 250) % 256}.${(this.ipCounter % 250) + 2}`;
+    status["phase"] = "Running";
+    status["hostIP"] = "127.0.0.1";
+    status["hostIPs"] = [{ ip: "127.0.0.1" }];
+    status["podIP"] = ip;
+    status["podIPs"] = [{ ip }];
+    status["startTime"] = now;
+    let conditions = (status["conditions"] ?? []) as Condition[];
+    conditions = setCondition(conditions, "PodReadyToStartContainers", "True", now);
+    conditions = setCondition(conditions, "Initialized", "True", now);
+    conditions = setCondition(conditions, "PodScheduled", "True", now);
+    status["conditions"] = conditions;
+    status["containerStatuses"] = containersOf(pod).map((c) => ({
+      name: c["name"],
+      image: c["image"],
+      imageID: `docker.io/library/${String(c["image"])}@sha256:${"0".repeat(64)}`,
+      containerID: `containerd://${uid.replace(/-/g, "")}${String(c["name"])}`.slice(0, 77),
+      ready: false,
+      started: true,
+      restartCount: 0,
+      state: { running: { startedAt: now } },
+      lastState: {},
+    }));
+    pod["status"] = status;
+    this.applyAnnotations(pod, now);
+    this.registry.writeInternal(mustFind("", "pods"), pod);
+  }
+
+  private sync(namespace: string, name: string, uid: string): void {
+    const pod = this.current(namespace, name, uid);
+    if (pod === undefined || pod.metadata.deletionTimestamp !== undefined) return;
+    if (getPath(pod, ["status", "phase"]) !== "Running") return;
+    const before = JSON.stringify(pod["status"]);
+    this.applyAnnotations(pod, rfc3339(this.registry.now()));
+    if (JSON.stringify(pod["status"]) !== before) this.registry.writeInternal(mustFind("", "pods"), pod);
+  }
+
+  /** Readiness and terminal phases as the sim.stsfleet.dev annotations ask. */
+  private applyAnnotations(pod: KubeObject, now: string): void {
+    const status = pod["status"] as Record<string, unknown>;
+    const names = containersOf(pod).map((c) => String(c["name"]));
+    const terminal = annotation(pod, ANNOTATIONS.phase);
+    const statuses = (status["containerStatuses"] ?? []) as Record<string, unknown>[];
+    let conditions = (status["conditions"] ?? []) as Condition[];
+    if (terminal === "Failed" || terminal === "Succeeded") {
+      const failed = terminal === "Failed";
+      status["phase"] = terminal;
+      status["containerStatuses"] = statuses.map((cs) => ({
+        ...cs,
+        ready: false,
+        started: false,
+        state: { terminated: { exitCode: failed ? 1 : 0, reason: failed ? "Error" : "Completed", startedAt: getPath(cs, ["state", "running", "startedAt"]) ?? now, finishedAt: now, containerID: cs["containerID"] } },
+      }));
+      const reason = failed ? "PodFailed" : "PodCompleted";
+      conditions = setCondition(conditions, "PodReadyToStartContainers", "False", now);
+      conditions = setCondition(conditions, "ContainersReady", "False", now, reason);
+      conditions = setCondition(conditions, "Ready", "False", now, reason);
+      status["conditions"] = conditions;
+      return;
+    }
+    const ready = annotation(pod, ANNOTATIONS.ready) !== "false";
+    status["containerStatuses"] = statuses.map((cs) => ({ ...cs, ready }));
+    if (ready) {
+      conditions = setCondition(conditions, "ContainersReady", "True", now);
+      conditions = setCondition(conditions, "Ready", "True", now);
+    } else {
+      const message = `containers with unready status: [${names.join(" ")}]`;
+      conditions = setCondition(conditions, "ContainersReady", "False", now, "ContainersNotReady", message);
+      conditions = setCondition(conditions, "Ready", "False", now, "ContainersNotReady", message);
+    }
+    const order = ["PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady", "PodScheduled"];
+    status["conditions"] = [...conditions].sort((a, b) => order.indexOf(a.type) - order.indexOf(b.type));
+  }
+
+  /** Containers stopped: the kubelet confirms with a zero-grace delete guarded by the pod's uid. */
+  private finishTermination(seen: KubeObject): void {
+    const info = mustFind("", "pods");
+    const pod = this.current(seen.metadata.namespace ?? "", seen.metadata.name ?? "", seen.metadata.uid ?? "");
+    if (pod === undefined) return;
+    this.registry.delete(info, pod.metadata.namespace ?? "", pod.metadata.name ?? "", { gracePeriodSeconds: 0, preconditions: { uid: pod.metadata.uid ?? "" } }, INTERNAL_WRITE);
+  }
+
+  // ---- volumes ----
+
+  private observeClaim(event: StoreEvent): void {
+    const uid = event.entry.uid;
+    if (event.type === "DELETED") {
+      this.cancel(`${uid}/`);
+      this.later(`${uid}/reclaim`, 0, () => this.reclaim(uid));
+      return;
+    }
+    const claim = JSON.parse(event.entry.json) as KubeObject;
+    if (claim.metadata.deletionTimestamp !== undefined) return;
+    const volumeName = getPath(claim, ["spec", "volumeName"]);
+    if (typeof volumeName !== "string" || volumeName === "") {
+      this.later(`${uid}/bind`, this.options.bindDelayMs, () => this.bind(claim.metadata.namespace ?? "", claim.metadata.name ?? "", uid));
+    } else {
+      this.later(`${uid}/resize`, 0, () => this.resize(claim.metadata.namespace ?? "", claim.metadata.name ?? "", uid));
+    }
+  }
+
+  private bind(namespace: string, name: string, uid: string): void {
+    const pvcInfo = mustFind("", "persistentvolumeclaims");
+    const pvInfo = mustFind("", "persistentvolumes");
+    const claim = this.registry.tryGet(pvcInfo, namespace, name);
+    if (claim === undefined || claim.metadata.uid !== uid || claim.metadata.deletionTimestamp !== undefined) return;
+    if (typeof getPath(claim, ["spec", "volumeName"]) === "string") return;
+    const storage = getPath(claim, ["spec", "resources", "requests", "storage"]);
+    const capacity = { storage: typeof storage === "string" ? canonicalQuantity(storage) : "1Gi" };
+    const accessModes = getPath(claim, ["spec", "accessModes"]) ?? ["ReadWriteOnce"];
+    const pvName = `pvc-${uid}`;
+    const spec: Record<string, unknown> = {
+      capacity,
+      accessModes,
+      persistentVolumeReclaimPolicy: "Delete",
+      volumeMode: getPath(claim, ["spec", "volumeMode"]) ?? "Filesystem",
+      hostPath: { path: `/var/lib/kube-sim/volumes/${pvName}`, type: "" },
+      claimRef: { kind: "PersistentVolumeClaim", namespace, name, uid, apiVersion: "v1", resourceVersion: claim.metadata.resourceVersion ?? "" },
+    };
+    const storageClass = getPath(claim, ["spec", "storageClassName"]);
+    if (typeof storageClass === "string" && storageClass !== "") spec["storageClassName"] = storageClass;
+    const pv = this.registry.create(
+      pvInfo,
+      "",
+      { apiVersion: "v1", kind: "PersistentVolume", metadata: { name: pvName, annotations: { "pv.kubernetes.io/provisioned-by": "kube-sim.stsfleet.dev/hostpath" } }, spec },
+      INTERNAL_WRITE,
+    );
+    pv["status"] = { phase: "Bound", lastPhaseTransitionTime: rfc3339(this.registry.now()) };
+    this.registry.writeInternal(pvInfo, pv);
+    const next = clone(claim);
+    next.metadata.annotations = {
+      ...next.metadata.annotations,
+      "pv.kubernetes.io/bind-completed": "yes",
+      "pv.kubernetes.io/bound-by-controller": "yes",
+      "volume.beta.kubernetes.io/storage-provisioner": "kube-sim.stsfleet.dev/hostpath",
+      "volume.kubernetes.io/storage-provisioner": "kube-sim.stsfleet.dev/hostpath",
+    };
+    (next["spec"] as Record<string, unknown>)["volumeName"] = pvName;
+    next["status"] = { phase: "Bound", accessModes, capacity };
+    this.registry.writeInternal(pvcInfo, next);
+  }
+
+  /** A claim asking for more than its volume has: grow the volume and report the new capacity. */
+  private resize(namespace: string, name: string, uid: string): void {
+    const pvcInfo = mustFind("", "persistentvolumeclaims");
+    const pvInfo = mustFind("", "persistentvolumes");
+    const claim = this.registry.tryGet(pvcInfo, namespace, name);
+    if (claim === undefined || claim.metadata.uid !== uid) return;
+    const requested = getPath(claim, ["spec", "resources", "requests", "storage"]);
+    const current = getPath(claim, ["status", "capacity", "storage"]);
+    if (typeof requested !== "string" || typeof current !== "string" || quantityBytes(requested) <= quantityBytes(current)) return;
+    const pv = this.registry.tryGet(pvInfo, "", String(getPath(claim, ["spec", "volumeName"])));
+    if (pv !== undefined) {
+      (pv["spec"] as Record<string, unknown>)["capacity"] = { storage: requested };
+      this.registry.writeInternal(pvInfo, pv);
+    }
+    (claim["status"] as Record<string, unknown>)["capacity"] = { storage: requested };
+    this.registry.writeInternal(pvcInfo, claim);
+  }
+
+  private reclaim(claimUid: string): void {
+    const pvInfo = mustFind("", "persistentvolumes");
+    for (const key of [...this.registry.store.keys("/persistentvolumes", undefined)]) {
+      const entry = this.registry.store.getByKey("/persistentvolumes", key);
+      if (entry === undefined) continue;
+      const pv = JSON.parse(entry.json) as KubeObject;
+      if (getPath(pv, ["spec", "claimRef", "uid"]) !== claimUid || pv.metadata.deletionTimestamp !== undefined) continue;
+      try {
+        this.registry.delete(pvInfo, "", entry.name, {}, INTERNAL_WRITE);
+      } catch (err) {
+        if (!(err instanceof StatusError)) throw err;
+      }
+    }
+  }
+}
+
+const SUFFIX: Record<string, number> = { Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, m: 1e-3, "": 1 };
+
+/** Enough of resource.Quantity to compare storage sizes. */
+export function quantityBytes(q: string): number {
+  const m = /^([0-9.]+)([A-Za-z]*)$/.exec(q.trim());
+  if (m === null) return Number.NaN;
+  return Number(m[1]) * (SUFFIX[m[2] ?? ""] ?? Number.NaN);
+}

@@ -1,0 +1,139 @@
+// Composition root: store, registry, controllers (GC, namespaces, kubelet, PV binder), HTTP server.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { dirname } from "node:path";
+import { AuditLog } from "./audit/audit.ts";
+import type { Clock } from "./clock.ts";
+import { newUid, rfc3339, systemClock } from "./clock.ts";
+import { Faults, NO_FAULTS } from "./faults/faults.ts";
+import type { FaultOptions } from "./faults/faults.ts";
+import { GarbageCollector } from "./gc/gc.ts";
+import { createHandler } from "./http/server.ts";
+import { WatchSet } from "./http/watch.ts";
+import { Kubelet, DEFAULT_KUBELET } from "./kubelet/kubelet.ts";
+import type { KubeletOptions } from "./kubelet/kubelet.ts";
+import { generateOpenApi } from "./openapi/generate.ts";
+import { Registry, SYSTEM_NAMESPACES, INTERNAL_WRITE } from "./registry/registry.ts";
+import { mustFind } from "./resources.ts";
+import { extractFields } from "./store/fields.ts";
+import { Store } from "./store/store.ts";
+
+export interface KubeSimOptions {
+  /** 0 picks a free port. */
+  port?: number;
+  host?: string;
+  kubeconfigOut?: string;
+  auditLog?: string;
+  /** Events kept per resource for watch resumption; older resourceVersions get 410 Gone. */
+  historyWindow?: number;
+  faults?: Partial<FaultOptions>;
+  kubelet?: Partial<KubeletOptions>;
+  bookmarkIntervalMs?: number;
+  clock?: Clock;
+}
+
+export interface KubeSim {
+  url: string;
+  kubeconfigPath?: string;
+  registry: Registry;
+  stop(): Promise<void>;
+}
+
+export const DEFAULT_HISTORY_WINDOW = 10_000;
+export const DEFAULT_BOOKMARK_INTERVAL_MS = 60_000;
+/** The bearer token in the kubeconfig the simulator writes; it maps to user kubernetes-admin. */
+export const ADMIN_TOKEN = "kube-sim-admin-token";
+
+export function kubeconfigYaml(url: string): string {
+  return [
+    "apiVersion: v1",
+    "kind: Config",
+    "clusters:",
+    "- name: kube-sim",
+    "  cluster:",
+    `    server: ${url}`,
+    "contexts:",
+    "- name: kube-sim",
+    "  context:",
+    "    cluster: kube-sim",
+    "    user: kube-sim-admin",
+    "    namespace: default",
+    "current-context: kube-sim",
+    "preferences: {}",
+    "users:",
+    "- name: kube-sim-admin",
+    "  user:",
+    `    token: ${ADMIN_TOKEN}`,
+    "",
+  ].join("\n");
+}
+
+export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSim> {
+  const clock = options.clock ?? systemClock;
+  const faults = new Faults({ ...NO_FAULTS, ...options.faults });
+  const store = new Store({ historyWindow: options.historyWindow ?? DEFAULT_HISTORY_WINDOW, fields: extractFields });
+  const registry = new Registry(store, clock, { injectConflict: () => faults.injectConflict() });
+  const nsInfo = mustFind("", "namespaces");
+  for (const name of SYSTEM_NAMESPACES) {
+    registry.create(nsInfo, "", { apiVersion: "v1", kind: "Namespace", metadata: { name } }, INTERNAL_WRITE);
+  }
+  const gc = new GarbageCollector(registry);
+  const kubelet = new Kubelet(registry, { ...DEFAULT_KUBELET, ...options.kubelet });
+  const audit = options.auditLog === undefined ? undefined : new AuditLog(options.auditLog);
+  const watches = new WatchSet();
+  let address = "";
+  const server: Server = createServer(
+    { keepAliveTimeout: 65_000 },
+    createHandler({
+      registry,
+      openapi: generateOpenApi(),
+      faults,
+      audit,
+      watch: {
+        bookmarkIntervalMs: options.bookmarkIntervalMs ?? DEFAULT_BOOKMARK_INTERVAL_MS,
+        defaultTimeoutSeconds: 1800 + Math.floor(Math.random() * 1800),
+        maxBufferedBytes: 64 * 1024 * 1024,
+      },
+      watches,
+      serverAddress: () => address,
+      adminToken: ADMIN_TOKEN,
+    }),
+  );
+  const stopDropper = faults.startWatchDropper(() => watches.closeAll());
+  const host = options.host ?? "127.0.0.1";
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  address = `${host}:${port}`;
+  const url = `http://${address}`;
+  let kubeconfigPath: string | undefined;
+  if (options.kubeconfigOut !== undefined) {
+    mkdirSync(dirname(options.kubeconfigOut), { recursive: true });
+    writeFileSync(options.kubeconfigOut, kubeconfigYaml(url), { mode: 0o600 });
+    kubeconfigPath = options.kubeconfigOut;
+  }
+  let stopped = false;
+  const sim: KubeSim = {
+    url,
+    registry,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      stopDropper();
+      kubelet.stop();
+      gc.stop();
+      watches.closeAll();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await audit?.close();
+    },
+  };
+  if (kubeconfigPath !== undefined) sim.kubeconfigPath = kubeconfigPath;
+  return sim;
+}
+
+export { newUid, rfc3339 };

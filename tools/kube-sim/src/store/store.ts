@@ -1,0 +1,315 @@
+// The in-memory object store: one global resourceVersion counter (like etcd's revision), objects kept as
+// their serialized JSON (reads and watch fan-out write bytes without re-encoding), a per-resource window of
+// recent events for watch resumption, and synchronous fan-out to watchers and internal controllers.
+// See docs/adr/0020-kube-sim-storage-and-resource-versions.md.
+import type { KubeObject } from "../types.ts";
+
+export type EventType = "ADDED" | "MODIFIED" | "DELETED";
+
+export interface StoredEntry {
+  /** `namespace/name`, or `name` for cluster-scoped objects; lists are sorted by it, like etcd keys. */
+  readonly key: string;
+  readonly namespace: string;
+  readonly name: string;
+  readonly uid: string;
+  readonly rv: number;
+  /** The object as served, resourceVersion included. */
+  readonly json: string;
+  readonly labels: Readonly<Record<string, string>> | undefined;
+  /** Values of the selectable fields (`metadata.name`, `status.phase`, ...), computed once per write. */
+  readonly fields: Readonly<Record<string, string>>;
+  readonly ownerUids: readonly string[];
+}
+
+export interface StoreEvent {
+  readonly rv: number;
+  readonly resourceKey: string;
+  readonly type: EventType;
+  readonly entry: StoredEntry;
+  /** The previous state for MODIFIED and DELETED, used to turn selector transitions into ADDED/DELETED. */
+  readonly prev: StoredEntry | undefined;
+}
+
+export interface WatchFilter {
+  namespace: string | undefined;
+  matches: (entry: StoredEntry) => boolean;
+}
+
+export type WatchListener = (type: EventType, entry: StoredEntry, event: StoreEvent) => void;
+
+export class ResourceVersionTooOldError extends Error {
+  readonly requested: number;
+  readonly oldest: number;
+  constructor(requested: number, oldest: number) {
+    super(`too old resource version: ${requested} (${oldest})`);
+    this.name = "ResourceVersionTooOldError";
+    this.requested = requested;
+    this.oldest = oldest;
+  }
+}
+
+export type FieldExtractor = (resourceKey: string, obj: KubeObject) => Record<string, string>;
+
+interface Watcher {
+  readonly filter: WatchFilter;
+  readonly listener: WatchListener;
+}
+
+class Bucket {
+  readonly objects = new Map<string, StoredEntry>();
+  private sortedKeys: string[] | null = null;
+  readonly nsSorted = new Map<string, string[]>();
+  readonly byNamespace = new Map<string, Set<string>>();
+  readonly history: StoreEvent[] = [];
+  /** Head index into `history`: a ring without shifting the array. */
+  historyStart = 0;
+  /** The rv of the newest event that fell out of the window; watches from before it get 410 Gone. */
+  droppedRv = 0;
+  readonly watchers = new Set<Watcher>();
+
+  keys(namespace: string | undefined): readonly string[] {
+    if (namespace === undefined) {
+      this.sortedKeys ??= [...this.objects.keys()].sort();
+      return this.sortedKeys;
+    }
+    let keys = this.nsSorted.get(namespace);
+    if (keys === undefined) {
+      keys = [...(this.byNamespace.get(namespace) ?? [])].sort();
+      this.nsSorted.set(namespace, keys);
+    }
+    return keys;
+  }
+
+  invalidate(namespace: string): void {
+    this.sortedKeys = null;
+    this.nsSorted.delete(namespace);
+  }
+}
+
+export function entryKey(namespace: string, name: string): string {
+  return namespace === "" ? name : `${namespace}/${name}`;
+}
+
+export interface StoreOptions {
+  /** Events kept per resource for watch resumption. */
+  historyWindow: number;
+  fields: FieldExtractor;
+}
+
+export class Store {
+  private rv = 0;
+  private readonly buckets = new Map<string, Bucket>();
+  private readonly byUid = new Map<string, { resourceKey: string; key: string }>();
+  private readonly dependentsOf = new Map<string, Set<string>>();
+  private readonly controllers = new Set<(event: StoreEvent) => void>();
+  private readonly options: StoreOptions;
+
+  constructor(options: StoreOptions) {
+    this.options = options;
+  }
+
+  get currentRv(): number {
+    return this.rv;
+  }
+
+  private bucket(resourceKey: string): Bucket {
+    let b = this.buckets.get(resourceKey);
+    if (b === undefined) {
+      b = new Bucket();
+      this.buckets.set(resourceKey, b);
+    }
+    return b;
+  }
+
+  get(resourceKey: string, namespace: string, name: string): StoredEntry | undefined {
+    return this.buckets.get(resourceKey)?.objects.get(entryKey(namespace, name));
+  }
+
+  /** Sorted keys of a resource, optionally in one namespace; resolve with `getByKey`. */
+  keys(resourceKey: string, namespace: string | undefined): readonly string[] {
+    return this.buckets.get(resourceKey)?.keys(namespace) ?? [];
+  }
+
+  getByKey(resourceKey: string, key: string): StoredEntry | undefined {
+    return this.buckets.get(resourceKey)?.objects.get(key);
+  }
+
+  count(resourceKey: string, namespace?: string): number {
+    const b = this.buckets.get(resourceKey);
+    if (b === undefined) return 0;
+    return namespace === undefined ? b.objects.size : (b.byNamespace.get(namespace)?.size ?? 0);
+  }
+
+  findUid(uid: string): { resourceKey: string; entry: StoredEntry } | undefined {
+    const ref = this.byUid.get(uid);
+    if (ref === undefined) return undefined;
+    const entry = this.getByKey(ref.resourceKey, ref.key);
+    return entry === undefined ? undefined : { resourceKey: ref.resourceKey, entry };
+  }
+
+  /** Objects whose ownerReferences name `ownerUid`. */
+  dependents(ownerUid: string): { resourceKey: string; entry: StoredEntry }[] {
+    const out: { resourceKey: string; entry: StoredEntry }[] = [];
+    for (const uid of this.dependentsOf.get(ownerUid) ?? []) {
+      const found = this.findUid(uid);
+      if (found !== undefined) out.push(found);
+    }
+    return out;
+  }
+
+  /** Writes `obj` as a new state with the next resourceVersion; `obj` is not retained. */
+  put(resourceKey: string, obj: KubeObject): StoredEntry {
+    const b = this.bucket(resourceKey);
+    const namespace = obj.metadata.namespace ?? "";
+    const name = obj.metadata.name ?? "";
+    const key = entryKey(namespace, name);
+    const prev = b.objects.get(key);
+    const rv = ++this.rv;
+    obj.metadata.resourceVersion = String(rv);
+    const entry = this.makeEntry(resourceKey, key, namespace, name, rv, obj);
+    b.objects.set(key, entry);
+    if (prev === undefined) {
+      let set = b.byNamespace.get(namespace);
+      if (set === undefined) {
+        set = new Set();
+        b.byNamespace.set(namespace, set);
+      }
+      set.add(key);
+      b.invalidate(namespace);
+    }
+    this.index(resourceKey, key, prev, entry);
+    this.emit(b, { rv, resourceKey, type: prev === undefined ? "ADDED" : "MODIFIED", entry, prev });
+    return entry;
+  }
+
+  /** Removes an object; `finalObj` is its last state, served in the DELETED event with a new resourceVersion. */
+  remove(resourceKey: string, finalObj: KubeObject): StoredEntry | undefined {
+    const b = this.bucket(resourceKey);
+    const namespace = finalObj.metadata.namespace ?? "";
+    const name = finalObj.metadata.name ?? "";
+    const key = entryKey(namespace, name);
+    const prev = b.objects.get(key);
+    if (prev === undefined) return undefined;
+    const rv = ++this.rv;
+    finalObj.metadata.resourceVersion = String(rv);
+    const entry = this.makeEntry(resourceKey, key, namespace, name, rv, finalObj);
+    b.objects.delete(key);
+    b.byNamespace.get(namespace)?.delete(key);
+    b.invalidate(namespace);
+    this.index(resourceKey, key, prev, undefined);
+    this.emit(b, { rv, resourceKey, type: "DELETED", entry, prev });
+    return entry;
+  }
+
+  private makeEntry(resourceKey: string, key: string, namespace: string, name: string, rv: number, obj: KubeObject): StoredEntry {
+    const labels = obj.metadata.labels;
+    return {
+      key,
+      namespace,
+      name,
+      uid: obj.metadata.uid ?? "",
+      rv,
+      json: JSON.stringify(obj),
+      labels: labels === undefined ? undefined : { ...labels },
+      fields: this.options.fields(resourceKey, obj),
+      ownerUids: (obj.metadata.ownerReferences ?? []).map((o) => o.uid),
+    };
+  }
+
+  private index(resourceKey: string, key: string, prev: StoredEntry | undefined, next: StoredEntry | undefined): void {
+    if (prev !== undefined) {
+      if (next === undefined || next.uid !== prev.uid) this.byUid.delete(prev.uid);
+      for (const owner of prev.ownerUids) {
+        const set = this.dependentsOf.get(owner);
+        set?.delete(prev.uid);
+        if (set?.size === 0) this.dependentsOf.delete(owner);
+      }
+    }
+    if (next !== undefined) {
+      if (next.uid !== "") this.byUid.set(next.uid, { resourceKey, key });
+      for (const owner of next.ownerUids) {
+        let set = this.dependentsOf.get(owner);
+        if (set === undefined) {
+          set = new Set();
+          this.dependentsOf.set(owner, set);
+        }
+        set.add(next.uid);
+      }
+    }
+  }
+
+  private emit(b: Bucket, event: StoreEvent): void {
+    b.history.push(event);
+    if (b.history.length - b.historyStart > this.options.historyWindow) {
+      const dropped = b.history[b.historyStart];
+      b.historyStart++;
+      if (dropped !== undefined) b.droppedRv = dropped.rv;
+      // Compact rarely so the ring costs O(1) amortized.
+      if (b.historyStart > 1024 && b.historyStart > b.history.length / 2) {
+        b.history.splice(0, b.historyStart);
+        b.historyStart = 0;
+      }
+    }
+    for (const w of b.watchers) deliver(w, event);
+    for (const c of this.controllers) c(event);
+  }
+
+  /**
+   * Starts a watch after `sinceRv`: replays retained events newer than it, then streams live ones.
+   * Throws ResourceVersionTooOldError when events after `sinceRv` already left the window.
+   */
+  watch(resourceKey: string, sinceRv: number, filter: WatchFilter, listener: WatchListener): () => void {
+    const b = this.bucket(resourceKey);
+    if (sinceRv < b.droppedRv) {
+      const firstKept = b.history[b.historyStart]?.rv ?? this.rv + 1;
+      throw new ResourceVersionTooOldError(sinceRv, firstKept - 1);
+    }
+    const watcher: Watcher = { filter, listener };
+    for (let i = b.historyStart; i < b.history.length; i++) {
+      const event = b.history[i];
+      if (event !== undefined && event.rv > sinceRv) deliver(watcher, event);
+    }
+    b.watchers.add(watcher);
+    return () => {
+      b.watchers.delete(watcher);
+    };
+  }
+
+  watcherCount(): number {
+    let n = 0;
+    for (const b of this.buckets.values()) n += b.watchers.size;
+    return n;
+  }
+
+  /** Internal controllers (GC, kubelet) see every event after watchers did. */
+  subscribe(listener: (event: StoreEvent) => void): () => void {
+    this.controllers.add(listener);
+    return () => {
+      this.controllers.delete(listener);
+    };
+  }
+}
+
+function deliver(w: Watcher, event: StoreEvent): void {
+  const { filter } = w;
+  if (filter.namespace !== undefined && filter.namespace !== event.entry.namespace) return;
+  const now = event.type !== "DELETED" && filter.matches(event.entry);
+  const before = event.prev !== undefined && filter.matches(event.prev);
+  switch (event.type) {
+    case "ADDED":
+      if (now) w.listener("ADDED", event.entry, event);
+      return;
+    case "MODIFIED":
+      if (now && before) w.listener("MODIFIED", event.entry, event);
+      else if (now) w.listener("ADDED", event.entry, event);
+      else if (before) w.listener("DELETED", event.entry, event);
+      return;
+    case "DELETED":
+      if (before) w.listener("DELETED", event.entry, event);
+      return;
+    default: {
+      const never: never = event.type;
+      throw new Error(`unknown event type ${String(never)}`);
+    }
+  }
+}
