@@ -38,6 +38,8 @@ export interface KubeSim {
   url: string;
   kubeconfigPath?: string;
   registry: Registry;
+  /** Ends every open watch stream now, as `--drop-watches-every-ms` does on a timer. */
+  dropWatches(): void;
   stop(): Promise<void>;
 }
 
@@ -54,6 +56,8 @@ export function kubeconfigYaml(url: string): string {
     "- name: kube-sim",
     "  cluster:",
     `    server: ${url}`,
+    // client-node refuses plain http unless TLS verification is off; kubectl ignores it for http.
+    "    insecure-skip-tls-verify: true",
     "contexts:",
     "- name: kube-sim",
     "  context:",
@@ -120,6 +124,7 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
   const sim: KubeSim = {
     url,
     registry,
+    dropWatches: () => watches.closeAll(),
     async stop() {
       if (stopped) return;
       stopped = true;
