@@ -1,0 +1,45 @@
+// The planner's public surface (named exports only). See README.md.
+export { plan, maxUnavailableOf } from "./plan.ts";
+export { goJsonMarshal, GoJsonError } from "./gojson.ts";
+export { revisionRaw, templateOfRevision, revisionMatchesTemplate } from "./revisions.ts";
+export { allActions, describeAction } from "./describe.ts";
+export { DEFAULT_PLAN_OPTIONS } from "./types.ts";
+export type {
+  ActionEvents,
+  AdoptPodAction,
+  AdoptRevisionAction,
+  ApiErrorKind,
+  ControllerRevision,
+  CreateClaimAction,
+  CreatePodAction,
+  CreateRevisionAction,
+  DeletePodAction,
+  DeleteReason,
+  DeleteRevisionAction,
+  EventSpec,
+  EventType,
+  FailureEventSpec,
+  JsonObject,
+  JsonValue,
+  ObjectMeta,
+  ObjectPreconditions,
+  OwnerReference,
+  PersistentVolumeClaim,
+  PlanAction,
+  PlanActionType,
+  PlanOptions,
+  PlanResult,
+  PlanStep,
+  Pod,
+  PodRepair,
+  RecordEventAction,
+  ReleasePodAction,
+  Snapshot,
+  StatefulSet,
+  StatefulSetStatus,
+  StepPhase,
+  UpdateClaimOwnerRefsAction,
+  UpdatePodAction,
+  UpdateRevisionAction,
+  VerifySetForAdoptionAction,
+} from "./types.ts";

@@ -1,0 +1,125 @@
+// A simulated kubelet over FakeCluster: moves each pod one state per tick (Pending -> Running -> Ready), finishes
+// terminations, and obeys per-pod policies so tests can hold pods unready, fail them, or keep them Pending.
+
+import type { Pod, PodCondition } from "../types.ts";
+import type { FakeCluster } from "./cluster.ts";
+
+export interface PodPolicy {
+  /** False keeps the pod Running but not Ready (a failing readiness probe). Default true. */
+  ready?: boolean;
+  /** Moves a running pod to this terminal phase on the next tick. */
+  phase?: "Failed" | "Succeeded";
+  /** Ticks the pod stays Pending after creation before it may run (default 0). */
+  startDelayTicks?: number;
+  /** Ticks a terminating pod lingers before the kubelet reports it gone (default 0). */
+  terminationTicks?: number;
+}
+
+interface PodProgress {
+  uid: string;
+  ticksInState: number;
+}
+
+function readyCondition(pod: Pod): PodCondition | undefined {
+  return pod.status?.conditions?.find((c) => c.type === "Ready");
+}
+
+function claimNamesOf(pod: Pod): string[] {
+  const names: string[] = [];
+  for (const volume of pod.spec?.volumes ?? []) {
+    const claim = volume.persistentVolumeClaim?.claimName;
+    if (claim) names.push(claim);
+  }
+  return names;
+}
+
+export class SimulatedKubelet {
+  private readonly cluster: FakeCluster;
+  private readonly policies = new Map<string, PodPolicy>();
+  private defaultPolicy: PodPolicy;
+  private readonly progress = new Map<string, PodProgress>();
+
+  constructor(cluster: FakeCluster, defaultPolicy: PodPolicy = {}) {
+    this.cluster = cluster;
+    this.defaultPolicy = defaultPolicy;
+  }
+
+  /** Policy for one pod by name (survives the pod's recreation); merged over the default. */
+  setPolicy(name: string, policy: PodPolicy): void {
+    this.policies.set(name, { ...this.policies.get(name), ...policy });
+  }
+
+  clearPolicy(name: string): void {
+    this.policies.delete(name);
+  }
+
+  setDefaultPolicy(policy: PodPolicy): void {
+    this.defaultPolicy = policy;
+  }
+
+  private policyFor(name: string): PodPolicy {
+    return { ...this.defaultPolicy, ...this.policies.get(name) };
+  }
+
+  /** One kubelet pass over every pod; returns whether anything changed. */
+  tick(): boolean {
+    let changed = false;
+    for (const pod of this.cluster.list<Pod>("Pod")) {
+      if (this.step(pod)) changed = true;
+    }
+    this.cluster.collectGarbage();
+    return changed;
+  }
+
+  private step(pod: Pod): boolean {
+    const namespace = pod.metadata?.namespace ?? "";
+    const name = pod.metadata?.name ?? "";
+    const uid = pod.metadata?.uid ?? "";
+    const policy = this.policyFor(name);
+    let progress = this.progress.get(`${namespace}/${name}`);
+    if (progress?.uid !== uid) {
+      progress = { uid, ticksInState: 0 };
+      this.progress.set(`${namespace}/${name}`, progress);
+    }
+    progress.ticksInState++;
+    const phase = pod.status?.phase ?? "";
+
+    if (pod.metadata?.deletionTimestamp) {
+      if (progress.ticksInState <= (policy.terminationTicks ?? 0) && phase !== "Failed" && phase !== "Succeeded") return false;
+      return this.cluster.finishPodTermination(namespace, name);
+    }
+    const transition = (next: (p: Pod) => void): boolean => {
+      this.cluster.mutate<Pod>("Pod", namespace, name, next);
+      progress.ticksInState = 0;
+      return true;
+    };
+    const now = this.cluster.timestamp();
+    switch (phase) {
+      case "Pending": {
+        if (progress.ticksInState <= (policy.startDelayTicks ?? 0)) return false;
+        // Like the scheduler and kubelet: a pod whose claims do not exist cannot start.
+        const claims = claimNamesOf(pod);
+        if (claims.some((claim) => !this.cluster.get("PersistentVolumeClaim", namespace, claim))) return false;
+        return transition((p) => {
+          p.status = { phase: "Running", conditions: [{ type: "Ready", status: "False", lastTransitionTime: now }] };
+        });
+      }
+      case "Running": {
+        if (policy.phase) {
+          const terminal = policy.phase;
+          return transition((p) => {
+            p.status = { phase: terminal, conditions: [{ type: "Ready", status: "False", lastTransitionTime: now }] };
+          });
+        }
+        const wantReady = policy.ready ?? true;
+        const isReady = readyCondition(pod)?.status === "True";
+        if (wantReady === isReady) return false;
+        return transition((p) => {
+          p.status = { phase: "Running", conditions: [{ type: "Ready", status: wantReady ? "True" : "False", lastTransitionTime: now }] };
+        });
+      }
+      default:
+        return false;
+    }
+  }
+}
