@@ -2,6 +2,7 @@
 // collector (ownerReferences with Background, Foreground and Orphan propagation), the namespace
 // controller, and the PVC/PV protection controllers. They react to store events on the next tick, as
 // the real controllers react to watch events, and write through the registry.
+import { assertNever } from "#protocol";
 import { StatusError } from "../errors.ts";
 import { PV_PROTECTION, PVC_PROTECTION } from "../registry/admission.ts";
 import type { Registry } from "../registry/registry.ts";
@@ -118,10 +119,8 @@ export class GarbageCollector {
       case "pv-protection":
         this.pvProtection();
         return;
-      default: {
-        const never: never = work;
-        throw new Error(`unknown GC work ${JSON.stringify(never)}`);
-      }
+      default:
+        return assertNever(work, "work");
     }
   }
 

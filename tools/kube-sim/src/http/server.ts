@@ -1,5 +1,6 @@
 // The HTTP front: routing, bodies, content negotiation, Status errors, faults and audit around the
 // registry. Everything Kubernetes-specific about a verb lives in the registry; this file only translates.
+import { assertNever } from "#protocol";
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { AuditLog, microTimestamp } from "../audit/audit.ts";
@@ -229,10 +230,8 @@ function render(deps: HttpDeps, req: IncomingMessage, info: ResourceInfo, obj: K
     case "discovery-v2":
     case "unacceptable":
       throw notAcceptable();
-    default: {
-      const never: never = rendering;
-      throw new Error(`unknown rendering ${String(never)}`);
-    }
+    default:
+      return assertNever(rendering, "rendering");
   }
 }
 
@@ -310,10 +309,8 @@ function dispatch(
       const items = registry.deleteCollection(info, route.namespace, parseListOptions(params), opts, write());
       return { reply: json(200, { kind: `${info.kind}List`, apiVersion: info.group === "" ? info.version : `${info.group}/${info.version}`, metadata: { resourceVersion: String(registry.store.currentRv) }, items }) };
     }
-    default: {
-      const never: never = verb;
-      throw new Error(`unknown verb ${String(never)}`);
-    }
+    default:
+      return assertNever(verb, "verb");
   }
 }
 

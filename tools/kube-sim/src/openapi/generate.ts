@@ -2,6 +2,7 @@
 // reachable model, with the group-version-kind and list-semantics extensions kubectl reads, and the
 // REST paths of each served resource (the PATCH operations advertise fieldValidation and the patch
 // content types, which is how kubectl decides to let the server validate).
+import { assertNever } from "#protocol";
 import { createHash } from "node:crypto";
 import type { ResourceInfo } from "../resources.ts";
 import { RESOURCES, groupVersion } from "../resources.ts";
@@ -33,10 +34,8 @@ function primitiveSchema(type: FieldType & { kind: "primitive" }, style: RefStyl
       return { $ref: refTo(INT_OR_STRING, style) };
     case "any":
       return { type: "object", "x-kubernetes-preserve-unknown-fields": true };
-    default: {
-      const never: never = type.type;
-      throw new Error(`unknown primitive ${String(never)}`);
-    }
+    default:
+      return assertNever(type.type, "type");
   }
 }
 
@@ -87,10 +86,8 @@ class SchemaBuilder {
         return { type: "object", additionalProperties: this.fieldSchema(type.values) };
       case "model":
         return { $ref: refTo(this.add(type.model), this.style) };
-      default: {
-        const never: never = type;
-        throw new Error(`unknown field type ${JSON.stringify(never)}`);
-      }
+      default:
+        return assertNever(type, "type");
     }
   }
 }

@@ -1,6 +1,7 @@
 // The type graph of the served API, read from @kubernetes/client-node's generated models
 // (`attributeTypeMap`), so schemas and unknown-field checks follow the upstream OpenAPI without a
 // hand-written field list. See docs/adr/0021-kube-sim-openapi-from-client-models.md.
+import { assertNever } from "#protocol";
 import * as k8s from "@kubernetes/client-node";
 import type { ResourceInfo } from "../resources.ts";
 
@@ -113,9 +114,7 @@ function walkType(type: FieldType, value: unknown, path: string, out: string[]):
         for (const [k, v] of Object.entries(value)) walkType(type.values, v, `${path}[${k}]`, out);
       }
       return;
-    default: {
-      const never: never = type;
-      throw new Error(`unknown field type ${JSON.stringify(never)}`);
-    }
+    default:
+      return assertNever(type, "type");
   }
 }

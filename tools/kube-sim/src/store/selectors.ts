@@ -1,5 +1,6 @@
 // Label and field selectors with the grammar and error messages of k8s.io/apimachinery/pkg/labels and
 // pkg/fields. Parsing happens once per request; matching is a tight loop over precomputed maps.
+import { assertNever } from "#protocol";
 
 export type LabelOp = "=" | "!=" | "in" | "notin" | "exists" | "!exists" | "gt" | "lt";
 
@@ -119,10 +120,8 @@ export function matchesLabels(reqs: readonly LabelRequirement[], labels: Readonl
         if (req.op === "gt" ? !(n > bound) : !(n < bound)) return false;
         break;
       }
-      default: {
-        const never: never = req.op;
-        throw new Error(`unknown label op ${String(never)}`);
-      }
+      default:
+        return assertNever(req.op, "op");
     }
   }
   return true;
@@ -167,10 +166,8 @@ export function requirementsToString(reqs: readonly LabelRequirement[]): string 
           return `${r.key}>${r.values[0] ?? ""}`;
         case "lt":
           return `${r.key}<${r.values[0] ?? ""}`;
-        default: {
-          const never: never = r.op;
-          throw new Error(`unknown label op ${String(never)}`);
-        }
+        default:
+          return assertNever(r.op, "op");
       }
     })
     .sort()

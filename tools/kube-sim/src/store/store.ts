@@ -2,6 +2,7 @@
 // their serialized JSON (reads and watch fan-out write bytes without re-encoding), a per-resource window of
 // recent events for watch resumption, and synchronous fan-out to watchers and internal controllers.
 // See docs/adr/0020-kube-sim-storage-and-resource-versions.md.
+import { assertNever } from "#protocol";
 import type { KubeObject } from "../types.ts";
 
 export type EventType = "ADDED" | "MODIFIED" | "DELETED";
@@ -307,9 +308,7 @@ function deliver(w: Watcher, event: StoreEvent): void {
     case "DELETED":
       if (before) w.listener("DELETED", event.entry, event);
       return;
-    default: {
-      const never: never = event.type;
-      throw new Error(`unknown event type ${String(never)}`);
-    }
+    default:
+      return assertNever(event.type, "type");
   }
 }
