@@ -3,7 +3,7 @@
 export { ApiError, FakeCluster } from "./cluster.ts";
 export type { AuditEntry, ClusterOptions, Deletion, FailureRule, Kind, Verb } from "./cluster.ts";
 export { SimulatedKubelet } from "./kubelet.ts";
-export type { PodPolicy } from "./kubelet.ts";
+export type { DefaultPolicy, PodPolicy } from "./kubelet.ts";
 export { executePlan } from "./executor.ts";
 export type { ExecuteHooks, ExecutionReport, RecordedEvent, StepReport } from "./executor.ts";
 export {
@@ -22,3 +22,20 @@ export { Driver, InvariantViolation, NoConvergence, createHarness } from "./driv
 export type { DriverOptions, Harness, TurnReport } from "./driver.ts";
 export { claimTemplate, imageOf, newStatefulSet, setImage } from "./builders.ts";
 export type { SetOptions } from "./builders.ts";
+export {
+  MODES,
+  addFinalizer,
+  claim,
+  deletePod,
+  mark,
+  pod,
+  podCreates,
+  podDeletes,
+  podNames,
+  readyPodNames,
+  removeFinalizers,
+  revisionOf,
+  scenario,
+  tickUntilIdle,
+} from "./scenario.ts";
+export type { Mode, ScenarioOptions } from "./scenario.ts";

@@ -33,13 +33,16 @@ function claimNamesOf(pod: Pod): string[] {
   return names;
 }
 
+/** A fixed policy, or one computed from the pod (e.g. "pods with image X never become Ready"). */
+export type DefaultPolicy = PodPolicy | ((pod: Pod) => PodPolicy);
+
 export class SimulatedKubelet {
   private readonly cluster: FakeCluster;
   private readonly policies = new Map<string, PodPolicy>();
-  private defaultPolicy: PodPolicy;
+  private defaultPolicy: DefaultPolicy;
   private readonly progress = new Map<string, PodProgress>();
 
-  constructor(cluster: FakeCluster, defaultPolicy: PodPolicy = {}) {
+  constructor(cluster: FakeCluster, defaultPolicy: DefaultPolicy = {}) {
     this.cluster = cluster;
     this.defaultPolicy = defaultPolicy;
   }
@@ -53,53 +56,53 @@ export class SimulatedKubelet {
     this.policies.delete(name);
   }
 
-  setDefaultPolicy(policy: PodPolicy): void {
+  setDefaultPolicy(policy: DefaultPolicy): void {
     this.defaultPolicy = policy;
   }
 
-  private policyFor(name: string): PodPolicy {
-    return { ...this.defaultPolicy, ...this.policies.get(name) };
+  private policyFor(pod: Pod): PodPolicy {
+    const base = typeof this.defaultPolicy === "function" ? this.defaultPolicy(pod) : this.defaultPolicy;
+    return { ...base, ...this.policies.get(pod.metadata?.name ?? "") };
   }
 
-  /** One kubelet pass over every pod; returns whether anything changed. */
+  /** One kubelet pass over every pod; returns whether anything changed or is still on a timer. */
   tick(): boolean {
-    let changed = false;
+    let busy = false;
     for (const pod of this.cluster.list<Pod>("Pod")) {
-      if (this.step(pod)) changed = true;
+      if (this.step(pod) !== "idle") busy = true;
     }
     this.cluster.collectGarbage();
-    return changed;
+    return busy;
   }
 
-  private step(pod: Pod): boolean {
+  /** `changed`: a state moved; `waiting`: a delay (start or termination ticks) is still running; `idle`: neither. */
+  private step(pod: Pod): "changed" | "waiting" | "idle" {
     const namespace = pod.metadata?.namespace ?? "";
     const name = pod.metadata?.name ?? "";
     const uid = pod.metadata?.uid ?? "";
-    const policy = this.policyFor(name);
-    let progress = this.progress.get(`${namespace}/${name}`);
-    if (progress?.uid !== uid) {
-      progress = { uid, ticksInState: 0 };
-      this.progress.set(`${namespace}/${name}`, progress);
-    }
+    const policy = this.policyFor(pod);
+    const known = this.progress.get(`${namespace}/${name}`);
+    const progress: PodProgress = known?.uid === uid ? known : { uid, ticksInState: 0 };
+    this.progress.set(`${namespace}/${name}`, progress);
     progress.ticksInState++;
     const phase = pod.status?.phase ?? "";
 
     if (pod.metadata?.deletionTimestamp) {
-      if (progress.ticksInState <= (policy.terminationTicks ?? 0) && phase !== "Failed" && phase !== "Succeeded") return false;
-      return this.cluster.finishPodTermination(namespace, name);
+      if (progress.ticksInState <= (policy.terminationTicks ?? 0) && phase !== "Failed" && phase !== "Succeeded") return "waiting";
+      return this.cluster.finishPodTermination(namespace, name) ? "changed" : "idle";
     }
-    const transition = (next: (p: Pod) => void): boolean => {
+    const transition = (next: (p: Pod) => void): "changed" => {
       this.cluster.mutate<Pod>("Pod", namespace, name, next);
       progress.ticksInState = 0;
-      return true;
+      return "changed";
     };
     const now = this.cluster.timestamp();
     switch (phase) {
       case "Pending": {
-        if (progress.ticksInState <= (policy.startDelayTicks ?? 0)) return false;
+        if (progress.ticksInState <= (policy.startDelayTicks ?? 0)) return "waiting";
         // Like the scheduler and kubelet: a pod whose claims do not exist cannot start.
         const claims = claimNamesOf(pod);
-        if (claims.some((claim) => !this.cluster.get("PersistentVolumeClaim", namespace, claim))) return false;
+        if (claims.some((claim) => !this.cluster.get("PersistentVolumeClaim", namespace, claim))) return "idle";
         return transition((p) => {
           p.status = { phase: "Running", conditions: [{ type: "Ready", status: "False", lastTransitionTime: now }] };
         });
@@ -113,13 +116,13 @@ export class SimulatedKubelet {
         }
         const wantReady = policy.ready ?? true;
         const isReady = readyCondition(pod)?.status === "True";
-        if (wantReady === isReady) return false;
+        if (wantReady === isReady) return "idle";
         return transition((p) => {
           p.status = { phase: "Running", conditions: [{ type: "Ready", status: wantReady ? "True" : "False", lastTransitionTime: now }] };
         });
       }
       default:
-        return false;
+        return "idle";
     }
   }
 }
