@@ -83,10 +83,11 @@ describe("@kubernetes/client-node against kube-sim", () => {
     );
     try {
       await core.createNamespacedConfigMap({ namespace: "watch", body: { metadata: { name: "w" } } });
-      const bookmark = await until("a bookmark", () => events.find((e) => e.type === "BOOKMARK"));
+      const added = await until("the ADDED event", () => events.find((e) => e.type === "ADDED"));
+      const bookmark = await until("a bookmark after it", () => events.slice(events.indexOf(added)).find((e) => e.type === "BOOKMARK"));
       assert.deepEqual(Object.keys(bookmark.obj.metadata ?? {}), ["resourceVersion"]);
       assert.equal(bookmark.obj.kind, "ConfigMap");
-      assert.ok(Number(bookmark.obj.metadata?.resourceVersion) >= Number(events.find((e) => e.type === "ADDED")?.obj.metadata?.resourceVersion));
+      assert.ok(Number(bookmark.obj.metadata?.resourceVersion) >= Number(added.obj.metadata?.resourceVersion));
     } finally {
       req.abort();
     }
