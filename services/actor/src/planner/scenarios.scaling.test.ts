@@ -220,7 +220,7 @@ describe("scenario 9: a terminating predecessor blocks scale-up [ctrl TestStatef
     h.driver.turn();
     assert.deepEqual(podCreates(h, before), []);
     removeFinalizers(h, "Pod", "web-0");
-    h.driver.tick();
+    tickUntilIdle(h);
     assert.equal(pod(h, "web-0"), undefined);
     h.driver.turn();
     assert.deepEqual(podCreates(h, before), ["web-0"]);

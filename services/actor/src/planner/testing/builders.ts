@@ -1,7 +1,7 @@
 // StatefulSet objects shaped like the API server returns them after defaulting (1.34+ form: no
 // `creationTimestamp: null` in the template), for tests and benchmarks.
 
-import type { PersistentVolumeClaim, StatefulSet } from "../types.ts";
+import type { PersistentVolumeClaim, Pod, PodTemplateSpec, StatefulSet } from "../types.ts";
 
 export interface SetOptions {
   name?: string;
@@ -92,7 +92,10 @@ export function setImage(set: StatefulSet, image: string): void {
   if (first) first.image = image;
 }
 
-export function imageOf(object: { spec?: { containers?: unknown } } | undefined): string | undefined {
-  const containers = object?.spec?.containers as { image?: string }[] | undefined;
-  return containers?.[0]?.image;
+/** The first container's image of a pod (or pod template). */
+export function imageOf(object: Pod | PodTemplateSpec | undefined): string | undefined {
+  const containers = object?.spec?.containers;
+  if (!Array.isArray(containers)) return undefined;
+  const first: unknown = containers[0];
+  return first !== null && typeof first === "object" && "image" in first && typeof first.image === "string" ? first.image : undefined;
 }

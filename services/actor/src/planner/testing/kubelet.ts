@@ -87,16 +87,22 @@ export class SimulatedKubelet {
     progress.ticksInState++;
     const phase = pod.status?.phase ?? "";
 
-    if (pod.metadata?.deletionTimestamp) {
-      if (progress.ticksInState <= (policy.terminationTicks ?? 0) && phase !== "Failed" && phase !== "Succeeded") return "waiting";
-      return this.cluster.finishPodTermination(namespace, name) ? "changed" : "idle";
-    }
     const transition = (next: (p: Pod) => void): "changed" => {
       this.cluster.mutate<Pod>("Pod", namespace, name, next);
       progress.ticksInState = 0;
       return "changed";
     };
     const now = this.cluster.timestamp();
+    if (pod.metadata?.deletionTimestamp) {
+      // Containers are stopped first: a terminating pod held by a finalizer is no longer Ready.
+      if (readyCondition(pod)?.status === "True") {
+        return transition((p) => {
+          p.status = { phase, conditions: [{ type: "Ready", status: "False", lastTransitionTime: now }] };
+        });
+      }
+      if (progress.ticksInState <= (policy.terminationTicks ?? 0) && phase !== "Failed" && phase !== "Succeeded") return "waiting";
+      return this.cluster.finishPodTermination(namespace, name) ? "changed" : "idle";
+    }
     switch (phase) {
       case "Pending": {
         if (progress.ticksInState <= (policy.startDelayTicks ?? 0)) return "waiting";
