@@ -1,29 +1,45 @@
 // The one place that binds the simulator to the api/ and patch/ modules, plus lookups the router needs.
 import {
   RESOURCES,
+  apiResourceList,
   canonicalQuantity,
-  invalidStatus,
-  prepareForCreate,
-  prepareForUpdate,
+  canonicalize,
+  decodeError,
+  invalidStatus as apiInvalidStatus,
+  needsClusterIP,
+  prepareForCreate as apiPrepareForCreate,
+  prepareForUpdate as apiPrepareForUpdate,
+  scaleOf as apiScaleOf,
   validateCreate,
   validateUpdate,
-} from "./shim/api.ts";
-import type { ResourceInfo } from "./shim/api.ts";
+} from "./api/index.ts";
+import type { ResourceInfo } from "./api/index.ts";
 import { PatchError, applyPatch, patchTypeFromContentType } from "./shim/patch.ts";
+import type { Cause, KubeObject, Status } from "./types.ts";
 
 export type { ResourceInfo };
-export {
-  RESOURCES,
-  PatchError,
-  applyPatch,
-  canonicalQuantity,
-  invalidStatus,
-  patchTypeFromContentType,
-  prepareForCreate,
-  prepareForUpdate,
-  validateCreate,
-  validateUpdate,
-};
+export { RESOURCES, PatchError, apiResourceList, applyPatch, canonicalQuantity, canonicalize, decodeError, needsClusterIP, patchTypeFromContentType, validateCreate, validateUpdate };
+
+// Thin adapters: api/ speaks plain JSON records; the registry works on KubeObject and Status.
+export function prepareForCreate(info: ResourceInfo, obj: KubeObject): KubeObject {
+  return apiPrepareForCreate(info, obj) as KubeObject;
+}
+
+export function prepareForUpdate(info: ResourceInfo, sub: string, newObj: KubeObject, oldObj: KubeObject): KubeObject {
+  return apiPrepareForUpdate(info, sub, newObj, oldObj) as KubeObject;
+}
+
+export function invalidStatus(info: ResourceInfo, name: string, causes: readonly Cause[], sub = ""): Status {
+  return apiInvalidStatus(info, name, causes.map((c) => ({ ...c, field: c.field ?? "" })) as Parameters<typeof apiInvalidStatus>[2], sub) as unknown as Status;
+}
+
+export function scaleOf(obj: KubeObject): KubeObject {
+  return apiScaleOf(obj) as KubeObject;
+}
+
+export function categoriesOf(info: ResourceInfo): readonly string[] {
+  return info.categories ?? [];
+}
 
 /** `group/version`, or `version` for the legacy core group. */
 export function groupVersion(info: Pick<ResourceInfo, "group" | "version">): string {

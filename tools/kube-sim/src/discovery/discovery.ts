@@ -1,8 +1,7 @@
 // Discovery documents: /version, /api, /apis, per group-version resource lists, and the aggregated
 // apidiscovery.k8s.io/v2 form kubectl 1.30+ asks for first.
-import { createHash } from "node:crypto";
 import type { ResourceInfo } from "../resources.ts";
-import { RESOURCES, groupVersion } from "../resources.ts";
+import { RESOURCES, apiResourceList as apiResourceListOf, categoriesOf } from "../resources.ts";
 
 export const SERVER_VERSION = {
   major: "1",
@@ -42,10 +41,6 @@ function subresource(info: ResourceInfo, sub: string): SubresourceInfo {
     default:
       return { name: sub, kind: own, verbs: ["get", "patch", "update"] };
   }
-}
-
-function storageVersionHash(info: ResourceInfo): string {
-  return createHash("sha256").update(`${groupVersion(info)}/${info.kind}`).digest().subarray(0, 8).toString("base64");
 }
 
 export interface GroupInfo {
@@ -88,37 +83,6 @@ export function findGroup(name: string): GroupInfo | undefined {
   return groups().find((g) => g.name === name);
 }
 
-export function apiResourceList(group: string, version: string): Record<string, unknown> | undefined {
-  const infos = RESOURCES.filter((r) => r.group === group && r.version === version);
-  if (infos.length === 0) return undefined;
-  const resources: unknown[] = [];
-  for (const info of infos) {
-    const entry: Record<string, unknown> = {
-      name: info.resource,
-      singularName: info.singular,
-      namespaced: info.namespaced,
-      kind: info.kind,
-      verbs: info.verbs,
-    };
-    if (info.shortNames.length > 0) entry["shortNames"] = info.shortNames;
-    if (info.categories.length > 0) entry["categories"] = info.categories;
-    entry["storageVersionHash"] = storageVersionHash(info);
-    resources.push(entry);
-    for (const sub of info.subresources) {
-      const s = subresource(info, sub);
-      const subEntry: Record<string, unknown> = { name: `${info.resource}/${sub}`, singularName: "", namespaced: info.namespaced };
-      if (s.kind.group !== info.group || s.kind.version !== info.version) {
-        subEntry["group"] = s.kind.group;
-        subEntry["version"] = s.kind.version;
-      }
-      subEntry["kind"] = s.kind.kind;
-      subEntry["verbs"] = s.verbs;
-      resources.push(subEntry);
-    }
-  }
-  return { kind: "APIResourceList", apiVersion: "v1", groupVersion: group === "" ? version : `${group}/${version}`, resources };
-}
-
 function discoveryResource(info: ResourceInfo): unknown {
   const out: Record<string, unknown> = {
     resource: info.resource,
@@ -128,7 +92,7 @@ function discoveryResource(info: ResourceInfo): unknown {
     verbs: info.verbs,
   };
   if (info.shortNames.length > 0) out["shortNames"] = info.shortNames;
-  if (info.categories.length > 0) out["categories"] = info.categories;
+  if (categoriesOf(info).length > 0) out["categories"] = categoriesOf(info);
   if (info.subresources.length > 0) {
     out["subresources"] = info.subresources.map((sub) => {
       const s = subresource(info, sub);
@@ -152,4 +116,10 @@ function versionEntry(group: string, version: string): unknown {
     resources: RESOURCES.filter((r) => r.group === group && r.version === version).map(discoveryResource),
     freshness: "Current",
   };
+}
+
+/** The APIResourceList of a served group-version (from api/), undefined for any other. */
+export function apiResourceList(group: string, version: string): Record<string, unknown> | undefined {
+  if (!RESOURCES.some((r) => r.group === group && r.version === version)) return undefined;
+  return apiResourceListOf(group === "" ? version : `${group}/${version}`);
 }

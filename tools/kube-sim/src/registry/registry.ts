@@ -20,7 +20,10 @@ import type { ResourceInfo } from "../resources.ts";
 import {
   PatchError,
   applyPatch,
+  canonicalize,
+  decodeError,
   groupVersion,
+  scaleOf,
   invalidStatus,
   mustFind,
   prepareForCreate,
@@ -33,17 +36,15 @@ import { selectableFields } from "../store/fields.ts";
 import type { FieldRequirement, LabelRequirement } from "../store/selectors.ts";
 import {
   SelectorParseError,
-  labelSelectorToRequirements,
   matchesFields,
   matchesLabels,
   parseFieldSelector,
   parseLabelSelector,
-  requirementsToString,
 } from "../store/selectors.ts";
 import type { Store, StoredEntry } from "../store/store.ts";
 import type { Cause, KubeObject } from "../types.ts";
 import { clone, getPath, isRecord } from "../types.ts";
-import { admitCreate } from "./admission.ts";
+import { ServiceIpAllocator, admitCreate } from "./admission.ts";
 import type { DeleteOptions, FieldValidation, ListOptions, PropagationPolicy, WriteOptions } from "./options.ts";
 
 export type PatchType = "json" | "merge" | "strategic";
@@ -98,6 +99,7 @@ export class Registry {
   readonly store: Store;
   private readonly clock: Clock;
   private readonly hooks: RegistryHooks;
+  private readonly serviceIps = new ServiceIpAllocator();
 
   constructor(store: Store, clock: Clock, hooks: RegistryHooks) {
     this.store = store;
@@ -210,13 +212,14 @@ export class Registry {
     delete meta.deletionGracePeriodSeconds;
     delete meta.selfLink;
     delete meta.generation;
-    let prepared = prepareForCreate(info, obj) ?? obj;
-    prepared = admitCreate(this, info, prepared);
-    const causes = validateCreate(info, prepared);
+    let prepared = prepareForCreate(info, obj);
+    prepared = admitCreate(this.serviceIps, info, prepared);
+    const causes: Cause[] = validateCreate(info, prepared);
     if (name === "" && !causes.some((c) => c.field === "metadata.name")) {
       causes.unshift({ reason: "FieldValueRequired", message: "Required value: name or generateName is required", field: "metadata.name" });
     }
     if (causes.length > 0) throw new StatusError(invalidStatus(info, name, causes));
+    prepared = canonicalize(info, prepared) as KubeObject;
     if (this.store.get(resourceKey(info), meta.namespace ?? "", name) !== undefined) throw alreadyExists(info, name);
     if (ctx.dryRun) return prepared;
     const entry = this.store.put(resourceKey(info), prepared);
@@ -251,7 +254,7 @@ export class Registry {
     const current = this.tryGet(info, namespace, name);
     if (current === undefined) throw notFound(info, name);
     if (sub === "scale") {
-      const scale = this.scaleOf(info, current);
+      const scale = scaleOf(current);
       const patched = this.runPatch(type, scale, patchBody, { apiVersion: "autoscaling/v1", kind: "Scale" });
       return this.updateScale(info, namespace, name, patched, ctx, current);
     }
@@ -311,7 +314,7 @@ export class Registry {
         );
       }
     }
-    const prepared = prepareForUpdate(info, sub, obj, current) ?? obj;
+    const prepared = prepareForUpdate(info, sub, obj, current);
     const causes: Cause[] = validateUpdate(info, sub, prepared, current);
     if (causes.length > 0) throw new StatusError(invalidStatus(info, name, causes));
     if (JSON.stringify(prepared) === JSON.stringify(current)) return current;
@@ -343,27 +346,8 @@ export class Registry {
 
   // ---- scale subresource ----
 
-  scaleOf(info: ResourceInfo, obj: KubeObject): KubeObject {
-    const spec = (obj["spec"] ?? {}) as { replicas?: number; selector?: unknown };
-    const status = (obj["status"] ?? {}) as { replicas?: number };
-    const meta = obj.metadata;
-    return {
-      kind: "Scale",
-      apiVersion: "autoscaling/v1",
-      metadata: {
-        name: meta.name ?? "",
-        namespace: meta.namespace ?? "",
-        uid: meta.uid ?? "",
-        resourceVersion: meta.resourceVersion ?? "",
-        creationTimestamp: meta.creationTimestamp ?? null,
-      },
-      spec: { replicas: spec.replicas ?? 0 },
-      status: { replicas: status.replicas ?? 0, selector: requirementsToString(labelSelectorToRequirements(spec.selector)) },
-    };
-  }
-
   getScale(info: ResourceInfo, namespace: string, name: string): KubeObject {
-    return this.scaleOf(info, this.get(info, namespace, name));
+    return scaleOf(this.get(info, namespace, name));
   }
 
   private updateScale(info: ResourceInfo, namespace: string, name: string, body: unknown, ctx: WriteContext, known: KubeObject | undefined): KubeObject {
@@ -375,19 +359,14 @@ export class Registry {
     if (replicas !== undefined && (typeof replicas !== "number" || !Number.isInteger(replicas))) {
       throw badRequest(`Scale in version "v1" cannot be handled as a Scale: json: cannot unmarshal ${typeof replicas} into Go struct field ScaleSpec.spec.replicas of type int32`);
     }
-    if (typeof replicas === "number" && replicas < 0) {
-      throw new StatusError({
-        ...invalidStatus({ ...info, group: "autoscaling", kind: "Scale" }, name, [
-          { reason: "FieldValueInvalid", message: `Invalid value: ${replicas}: must be greater than or equal to 0`, field: "spec.replicas" },
-        ]),
-      });
-    }
-    const rv = scale.metadata?.resourceVersion;
+    const causes: Cause[] = validateUpdate(info, "scale", scale, current);
+    if (causes.length > 0) throw new StatusError(invalidStatus(info, name, causes, "scale"));
+    const rv = getPath(scale, ["metadata", "resourceVersion"]) as string | undefined;
     const next = clone(current);
     (next["spec"] as Record<string, unknown>)["replicas"] = replicas ?? 0;
     if (rv !== undefined && rv !== "") next.metadata.resourceVersion = rv;
     const updated = this.commitUpdate(info, "", next, current, ctx, rv !== undefined && rv !== "");
-    return this.scaleOf(info, updated);
+    return scaleOf(updated);
   }
 
   // ---- deletes ----
@@ -530,6 +509,8 @@ export class Registry {
       throw badRequest(`${info.kind} in version "${info.version}" cannot be handled as a ${info.kind}: json: cannot unmarshal ${typeof body["metadata"]} into Go struct field ${info.kind}.metadata of type v1.ObjectMeta`);
     }
     this.checkUnknownFields(info, body, ctx.fieldValidation, ctx.warnings, verb);
+    const undecodable = decodeError(info, body);
+    if (undecodable !== undefined) throw badRequest(undecodable);
     const obj = { ...body, apiVersion: gv, kind: info.kind, metadata: { ...(isRecord(body["metadata"]) ? body["metadata"] : {}) } } as KubeObject;
     return obj;
   }
