@@ -1,0 +1,293 @@
+// Wires the actor service from a parsed config: NATS, Kubernetes, ownership, intake, actors, turns. main.ts is the
+// process entry point; tests call startActor() in-process.
+import { jetstream } from "@nats-io/jetstream";
+import { extractSpanContext } from "#protocol";
+import { LEASE_PROFILES, ShardOwnership } from "./runtime/ownership.ts";
+import { ActorSystem } from "./runtime/actor-system.ts";
+import { Executor } from "./runtime/executor.ts";
+import { ShardIntake } from "./runtime/intake.ts";
+import { IntentLog } from "./runtime/intents.ts";
+import { createTurnRunner } from "./runtime/turn.ts";
+import { createActorMetrics } from "./metrics.ts";
+import type { ActorConfig } from "./config.ts";
+import { isMet } from "./domain/expectations.ts";
+import type { Expectation } from "./domain/expectations.ts";
+import { ObjectStore } from "./domain/object-store.ts";
+import { KubeClient, loadKubeConfig } from "../../common/src/kube.ts";
+import { createLogger } from "../../common/src/logger.ts";
+import type { Logger } from "../../common/src/logger.ts";
+import { createCommonMetrics } from "../../common/src/metrics.ts";
+import { connectNats } from "../../common/src/nats.ts";
+import { startOpsServer } from "../../common/src/ops-server.ts";
+import type { OpsServer } from "../../common/src/ops-server.ts";
+import { provisionTopology } from "../../common/src/topology.ts";
+import { userAgent } from "../../common/src/version.ts";
+
+export interface RunningActor {
+  readonly logger: Logger;
+  readonly metricsUrl: string | undefined;
+  readonly probesUrl: string | undefined;
+  ready(): boolean;
+  ownedShards(): number;
+  /** Graceful shutdown: stop intake, finish running turns, release shards, drain NATS. */
+  stop(): Promise<void>;
+}
+
+export async function startActor(config: ActorConfig, options: { logger?: Logger } = {}): Promise<RunningActor> {
+  const logger =
+    options.logger ??
+    createLogger({ service: "actor", instance: config.name, level: config.logLevel, format: config.logFormat });
+  const common = createCommonMetrics("actor", config.name);
+  const metrics = createActorMetrics(common, config.maxConcurrentTurns);
+  const profile = LEASE_PROFILES[config.leaseProfile];
+
+  const nats = await connectNats(
+    { url: config.natsUrl, name: `actor/${config.name}`, user: config.natsUser, pass: config.natsPassword },
+    logger,
+    common,
+  );
+  const topology = await provisionTopology(nats.connection, { replicas: config.natsReplicas });
+  const js = jetstream(nats.connection);
+  const kube = new KubeClient(loadKubeConfig(config.kubeconfig, userAgent("actor", config.name)), {
+    requestTimeoutMs: config.kubeRequestTimeoutMs,
+    metrics: common,
+  });
+
+  const store = new ObjectStore();
+  const lookup = store.get.bind(store);
+  const waiters = new Set<{ expectations: readonly Expectation[]; resolve: (met: boolean) => void }>();
+  const settleWaiters = () => {
+    for (const waiter of waiters) {
+      if (waiter.expectations.every((e) => isMet(e, lookup))) {
+        waiters.delete(waiter);
+        waiter.resolve(true);
+      }
+    }
+  };
+  const waitFor = (expectations: readonly Expectation[], timeoutMs: number, signal: AbortSignal) =>
+    new Promise<boolean>((resolve) => {
+      if (expectations.every((e) => isMet(e, lookup))) return resolve(true);
+      const waiter = {
+        expectations,
+        resolve: (met: boolean) => {
+          clearTimeout(timer);
+          signal.removeEventListener("abort", onAbort);
+          resolve(met);
+        },
+      };
+      const onAbort = () => {
+        waiters.delete(waiter);
+        waiter.resolve(false);
+      };
+      const timer = setTimeout(onAbort, timeoutMs);
+      signal.addEventListener("abort", onAbort, { once: true });
+      waiters.add(waiter);
+    });
+
+  const shardSignals = new Map<number, AbortController>();
+  const synced = new Set<number>();
+  const ownership: ShardOwnership = new ShardOwnership({
+    members: topology.members,
+    shards: topology.shards,
+    name: config.name,
+    profile,
+    logger: logger.child({ component: "ownership" }),
+    listener: {
+      gained(shards) {
+        metrics.handoffs.inc({ direction: "gained" }, shards.size);
+        for (const shard of shards.keys()) {
+          shardSignals.set(shard, new AbortController());
+          void intake.open(shard).catch((error: unknown) => {
+            logger.error({ shard, err: error }, "could not open shard feed");
+            dropShards([shard]);
+          });
+        }
+        metrics.shardsOwned.set(ownership.ownedShards().size);
+      },
+      lost(shards) {
+        metrics.handoffs.inc({ direction: "lost" }, shards.length);
+        dropShards(shards);
+      },
+    },
+  });
+
+  const intents = new IntentLog(js, topology.jsm, {
+    member: config.name,
+    get incarnation() {
+      return ownership.incarnation;
+    },
+  });
+
+  const system = new ActorSystem({
+    runTurn: (key, trigger) => runTurn(key, trigger),
+    lookup,
+    maxConcurrentTurns: config.maxConcurrentTurns,
+    expectationTimeoutMs: config.expectationTimeoutMs,
+    backoff: { initialDelayMs: config.backoffInitialMs, maxDelayMs: config.backoffMaxMs },
+    passivateAfterMs: config.passivateAfterMs,
+    logger,
+    metrics,
+  });
+
+  const dropShards = (shards: readonly number[]) => {
+    for (const shard of shards) {
+      shardSignals.get(shard)?.abort();
+      shardSignals.delete(shard);
+      synced.delete(shard);
+      void intake.close(shard);
+      system.forget(store.dropShard(shard));
+      intents.forgetShard(shard);
+    }
+    metrics.shardsOwned.set(ownership.ownedShards().size);
+    metrics.shardsSynced.set(synced.size);
+    metrics.setsCached.set(store.setCount());
+  };
+
+  const intake = new ShardIntake({
+    js,
+    jsm: topology.jsm,
+    store,
+    logger,
+    listener: {
+      changed(key, reason, headers) {
+        system.notify(key, reason, extractSpanContext(headers));
+        settleWaiters();
+      },
+      synced(shard) {
+        void takeOver(shard);
+      },
+      dropped(reason) {
+        metrics.droppedObjects(reason);
+      },
+    },
+  });
+
+  /** After the cache of a newly owned shard is rebuilt: fence the previous owner on every set, then start turns. */
+  const takeOver = async (shard: number) => {
+    const epoch = ownership.epochOf(shard);
+    if (epoch === undefined) return;
+    const keys = store.setsInShard(shard);
+    const results = await Promise.allSettled(
+      keys.map((key) => {
+        const [namespace = "", name = ""] = key.split("/");
+        return intents.append(
+          { shard, namespace, name },
+          { type: "intent.takeover", shard, epoch, member: config.name, incarnation: ownership.incarnation },
+        );
+      }),
+    );
+    const fenced = results.find((r) => r.status === "rejected");
+    if (fenced) {
+      logger.warn({ shard, err: fenced.reason }, "takeover intent failed; giving the shard up");
+      dropShards([shard]);
+      return;
+    }
+    synced.add(shard);
+    metrics.shardsSynced.set(synced.size);
+    metrics.setsCached.set(store.setCount());
+    for (const key of keys) system.notify(key, "takeover");
+  };
+
+  const runTurn = createTurnRunner({
+    store,
+    ownership: {
+      epochOf: (shard) => ownership.epochOf(shard),
+      canAct: (shard, epoch) => ownership.canAct(shard, epoch),
+      signalFor: (shard) => shardSignals.get(shard)?.signal,
+      isSynced: (shard) => synced.has(shard),
+      fenced: (shard) => dropShards([shard]),
+    },
+    intents,
+    executor: new Executor({
+      kube,
+      nats: nats.connection,
+      js,
+      member: config.name,
+      lookup,
+      waitFor,
+      claimWaitTimeoutMs: config.claimWaitTimeoutMs,
+      logger,
+    }),
+    nats: nats.connection,
+    member: config.name,
+    get incarnation() {
+      return ownership.incarnation;
+    },
+    planOptions: {},
+    statusTimeoutMs: config.statusTimeoutMs,
+    retryPeriodMs: profile.retryPeriodMs,
+    logger,
+    metrics,
+  });
+
+  const ready = () =>
+    nats.isConnected() && ownership.leaseFresh() && synced.size === ownership.ownedShards().size;
+
+  const servers: OpsServer[] = [];
+  const readiness = new Map<string, () => boolean | string>([
+    ["nats", () => nats.isConnected() || "not connected"],
+    ["lease", () => ownership.leaseFresh() || "lease not fresh"],
+    ["shards", () => synced.size === ownership.ownedShards().size || `${synced.size} shards synced`],
+  ]);
+  const sameAddress =
+    config.metricsBindAddress &&
+    config.healthProbeBindAddress &&
+    config.metricsBindAddress.host === config.healthProbeBindAddress.host &&
+    config.metricsBindAddress.port === config.healthProbeBindAddress.port &&
+    config.metricsBindAddress.port !== 0;
+  let metricsUrl: string | undefined;
+  let probesUrl: string | undefined;
+  if (config.metricsBindAddress) {
+    const server = await startOpsServer({
+      bind: config.metricsBindAddress,
+      registry: common.registry,
+      readiness,
+      serve: { metrics: true, probes: Boolean(sameAddress) },
+    });
+    servers.push(server);
+    metricsUrl = `${server.url}/metrics`;
+    if (sameAddress) probesUrl = server.url;
+  }
+  if (config.healthProbeBindAddress && !sameAddress) {
+    const server = await startOpsServer({
+      bind: config.healthProbeBindAddress,
+      registry: common.registry,
+      readiness,
+      serve: { metrics: false, probes: true },
+    });
+    servers.push(server);
+    probesUrl = server.url;
+  }
+
+  await ownership.start();
+
+  let resyncTimer: NodeJS.Timeout | undefined;
+  const scheduleResync = () => {
+    if (config.resyncPeriodMs === 0) return;
+    const delayMs = config.resyncPeriodMs * (0.9 + Math.random() * 0.2);
+    resyncTimer = setTimeout(() => {
+      for (const shard of synced) for (const key of store.setsInShard(shard)) system.notify(key, "resync");
+      scheduleResync();
+    }, delayMs);
+    resyncTimer.unref();
+  };
+  scheduleResync();
+
+  let stopping: Promise<void> | undefined;
+  return {
+    logger,
+    metricsUrl,
+    probesUrl,
+    ready,
+    ownedShards: () => ownership.ownedShards().size,
+    stop: () =>
+      (stopping ??= (async () => {
+        if (resyncTimer) clearTimeout(resyncTimer);
+        await intake.closeAll();
+        await system.stop();
+        await ownership.stop();
+        await nats.connection.drain().catch(() => undefined);
+        await Promise.all(servers.map((server) => server.close()));
+      })()),
+  };
+}

@@ -1,0 +1,46 @@
+import { Option } from "commander";
+import { z } from "zod";
+import { CommonConfigSchema, integerOption, serviceCommand } from "../../common/src/config.ts";
+
+export function actorCommand() {
+  return serviceCommand("stsfleet-actor", "StatefulSet actors: own shards, reconcile each set with the upstream planner")
+    .addOption(
+      new Option("--max-concurrent-turns <n>", "reconcile turns running at once (kube-controller-manager uses 5 workers)")
+        .env("MAX_CONCURRENT_TURNS")
+        .argParser(integerOption)
+        .default(32),
+    )
+    .addOption(
+      new Option("--lease-profile <profile>", "lease timings: default (15s/10s/2s, as kube-controller-manager) or fast (8s/5s/1s)")
+        .choices(["default", "fast"])
+        .env("LEASE_PROFILE")
+        .default("default"),
+    )
+    .addOption(new Option("--nats-replicas <n>", "replicas of streams and buckets (1 locally, 3 in production)").env("NATS_REPLICAS").argParser(integerOption).default(1))
+    .addOption(new Option("--status-timeout-ms <ms>", "how long to wait for the status-writer").env("STATUS_TIMEOUT_MS").argParser(integerOption).default(5_000))
+    .addOption(new Option("--claim-wait-timeout-ms <ms>", "how long a turn waits for requested claims to appear").env("CLAIM_WAIT_TIMEOUT_MS").argParser(integerOption).default(10_000))
+    .addOption(
+      new Option("--expectation-timeout-ms <ms>", "how long an actor waits for its cache to show its own writes before planning anyway")
+        .env("EXPECTATION_TIMEOUT_MS")
+        .argParser(integerOption)
+        .default(15_000),
+    )
+    .addOption(new Option("--resync-period-ms <ms>", "jittered periodic turn for every set (0 disables)").env("RESYNC_PERIOD_MS").argParser(integerOption).default(600_000))
+    .addOption(new Option("--passivate-after-ms <ms>", "idle time after which an actor is dropped from memory").env("PASSIVATE_AFTER_MS").argParser(integerOption).default(300_000))
+    .addOption(new Option("--backoff-initial-ms <ms>", "first retry delay after a failed turn").env("BACKOFF_INITIAL_MS").argParser(integerOption).default(5))
+    .addOption(new Option("--backoff-max-ms <ms>", "maximum retry delay after failed turns").env("BACKOFF_MAX_MS").argParser(integerOption).default(300_000));
+}
+
+export const ActorConfigSchema = CommonConfigSchema.extend({
+  maxConcurrentTurns: z.number().int().min(1).max(10_000),
+  leaseProfile: z.enum(["default", "fast"]),
+  natsReplicas: z.number().int().min(1).max(5),
+  statusTimeoutMs: z.number().int().positive(),
+  claimWaitTimeoutMs: z.number().int().positive(),
+  expectationTimeoutMs: z.number().int().positive(),
+  resyncPeriodMs: z.number().int().nonnegative(),
+  passivateAfterMs: z.number().int().positive(),
+  backoffInitialMs: z.number().int().positive(),
+  backoffMaxMs: z.number().int().positive(),
+});
+export type ActorConfig = z.infer<typeof ActorConfigSchema>;

@@ -1,0 +1,86 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import type { ObjectEnvelope } from "#protocol";
+import { isMet } from "./expectations.ts";
+import { ObjectStore } from "./object-store.ts";
+
+let rv = 0;
+function put(kind: ObjectEnvelope["kind"], name: string, extra: Record<string, unknown> = {}, uid = `${kind}-${name}`): ObjectEnvelope {
+  rv++;
+  const metadata = { name, namespace: "ns", uid, resourceVersion: String(rv), ...(extra["metadata"] as object | undefined) };
+  return {
+    type: "object.put",
+    kind,
+    namespace: "ns",
+    name,
+    uid,
+    resourceVersion: String(rv),
+    object: { apiVersion: "v1", kind, ...extra, metadata },
+  };
+}
+
+const web = put("StatefulSet", "web", {
+  spec: { selector: { matchLabels: { app: "web" } }, volumeClaimTemplates: [{ metadata: { name: "data" } }] },
+});
+const db = put("StatefulSet", "db", { spec: { selector: { matchLabels: { app: "db" } } } });
+const owned = (setName: string) => ({ ownerReferences: [{ kind: "StatefulSet", name: setName, uid: `StatefulSet-${setName}`, controller: true }] });
+
+describe("ObjectStore", () => {
+  it("routes changes to the sets they concern, as upstream's event handlers do", () => {
+    const store = new ObjectStore();
+    assert.deepEqual(store.apply(1, web).affected, ["ns/web"]);
+    store.apply(2, db);
+    // Owned pod: only its controller.
+    assert.deepEqual(store.apply(1, put("Pod", "web-0", { metadata: { labels: { app: "web" }, ...owned("web") } })).affected, ["ns/web"]);
+    // Orphan: every set whose selector matches.
+    assert.deepEqual(store.apply(1, put("Pod", "stray", { metadata: { labels: { app: "db" } } })).affected, ["ns/db"]);
+    // A pod controlled by something else concerns no set.
+    assert.deepEqual(
+      store.apply(1, put("Pod", "rs-pod", { metadata: { labels: { app: "web" }, ownerReferences: [{ kind: "ReplicaSet", name: "rs", uid: "x", controller: true }] } })).affected,
+      [],
+    );
+    // Claims by their <template>-<set>-<ordinal> name, or their pod owner.
+    assert.deepEqual(store.apply(1, put("PersistentVolumeClaim", "data-web-3")).affected, ["ns/web"]);
+    assert.deepEqual(
+      store.apply(1, put("PersistentVolumeClaim", "x", { metadata: { ownerReferences: [{ kind: "Pod", name: "web-7", uid: "p", controller: true }] } })).affected,
+      ["ns/web"],
+    );
+    // An adoption moves the pod: old and new owners are both told.
+    store.apply(1, put("Pod", "moving", { metadata: { labels: { app: "db" }, ...owned("web") } }, "moving"));
+    const adopted = store.apply(1, put("Pod", "moving", { metadata: { labels: { app: "db" }, ...owned("db") } }, "moving"));
+    assert.deepEqual([...adopted.affected].sort(), ["ns/db", "ns/web"]);
+  });
+
+  it("builds snapshots with owned and orphan candidates and the set's claims only", () => {
+    const store = new ObjectStore();
+    store.apply(1, web);
+    store.apply(1, put("Pod", "web-0", { metadata: owned("web") }));
+    store.apply(1, put("Pod", "orphan", {}));
+    store.apply(2, put("Pod", "db-0", { metadata: owned("db") }));
+    store.apply(1, put("PersistentVolumeClaim", "data-web-0"));
+    store.apply(1, put("PersistentVolumeClaim", "data-other-0"));
+    store.apply(1, put("ControllerRevision", "web-abc", { metadata: owned("web") }));
+    const snapshot = store.snapshot("ns/web");
+    assert.ok(snapshot);
+    assert.deepEqual(snapshot.pods.map((p) => p.metadata?.name).sort(), ["orphan", "web-0"]);
+    assert.deepEqual(snapshot.claims.map((c) => c.metadata?.name), ["data-web-0"]);
+    assert.deepEqual(snapshot.revisions.map((r) => r.metadata?.name), ["web-abc"]);
+    assert.equal(store.snapshot("ns/missing"), undefined);
+  });
+
+  it("applies tombstones only for the same incarnation and forgets a dropped shard", () => {
+    const store = new ObjectStore();
+    store.apply(1, web);
+    const pod = put("Pod", "web-0", { metadata: owned("web") }, "uid-1");
+    store.apply(1, pod);
+    const staleTombstone: ObjectEnvelope = { type: "object.delete", kind: "Pod", namespace: "ns", name: "web-0", uid: "uid-0", resourceVersion: "1" };
+    assert.equal(store.apply(1, staleTombstone).changed, false);
+    assert.ok(store.get("Pod", "ns", "web-0"));
+    assert.equal(isMet({ type: "gone", kind: "Pod", namespace: "ns", name: "web-0", uid: "uid-1" }, store.get.bind(store)), false);
+    store.apply(1, { ...staleTombstone, uid: "uid-1" });
+    assert.equal(isMet({ type: "gone", kind: "Pod", namespace: "ns", name: "web-0", uid: "uid-1" }, store.get.bind(store)), true);
+    assert.deepEqual(store.dropShard(1), ["ns/web"]);
+    assert.equal(store.get("StatefulSet", "ns", "web"), undefined);
+    assert.equal(store.setCount(), 0);
+  });
+});

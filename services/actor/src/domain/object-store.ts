@@ -1,0 +1,299 @@
+// The actor's view of the Kubernetes objects of the shards it owns, rebuilt from K8S_OBJS. Pure data structure:
+// apply envelopes, answer "which sets does this change concern", build planner snapshots.
+import { isMemberOf, parseParentAndOrdinal, shard as shardOf } from "#protocol";
+import type { KubeObject, ObjectEnvelope, ObjectKind } from "#protocol";
+import { compileSelector, selectorMatches } from "../planner/selector.ts";
+import type { PersistentVolumeClaim, Snapshot, StatefulSet } from "../planner/index.ts";
+
+export interface CachedObject {
+  readonly kind: ObjectKind;
+  readonly namespace: string;
+  readonly name: string;
+  readonly uid: string;
+  readonly resourceVersion: string;
+  readonly object: KubeObject;
+}
+
+/** `<namespace>/<name>` of a StatefulSet. */
+export type SetKey = string;
+
+export function setKey(namespace: string, name: string): SetKey {
+  return `${namespace}/${name}`;
+}
+
+export function splitSetKey(key: SetKey): { namespace: string; name: string } {
+  const slash = key.indexOf("/");
+  return { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
+}
+
+interface NamespaceObjects {
+  readonly sets: Map<string, CachedObject>;
+  readonly pods: Map<string, CachedObject>;
+  readonly claims: Map<string, CachedObject>;
+  readonly revisions: Map<string, CachedObject>;
+  /** Pod and revision names by the name of their controlling StatefulSet ("" for orphans). */
+  readonly podsByController: Map<string, Set<string>>;
+  readonly revisionsByController: Map<string, Set<string>>;
+}
+
+/** The StatefulSet controlling an object, "" for orphans, undefined when another kind of controller owns it. */
+function statefulSetController(object: KubeObject): string | undefined {
+  const controller = (metaOf(object).ownerReferences ?? []).find((ref) => ref.controller === true);
+  if (!controller) return "";
+  return controller.kind === "StatefulSet" ? (controller.name ?? "") : undefined;
+}
+
+function indexOf(entry: NamespaceObjects, kind: ObjectKind): Map<string, Set<string>> | undefined {
+  if (kind === "Pod") return entry.podsByController;
+  if (kind === "ControllerRevision") return entry.revisionsByController;
+  return undefined;
+}
+
+function unindex(index: Map<string, Set<string>> | undefined, cached: CachedObject | undefined): void {
+  if (!index || !cached) return;
+  const owner = statefulSetController(cached.object);
+  if (owner === undefined) return;
+  const names = index.get(owner);
+  names?.delete(cached.name);
+  if (names?.size === 0) index.delete(owner);
+}
+
+function reindex(index: Map<string, Set<string>> | undefined, cached: CachedObject): void {
+  if (!index) return;
+  const owner = statefulSetController(cached.object);
+  if (owner === undefined) return;
+  let names = index.get(owner);
+  if (!names) {
+    names = new Set();
+    index.set(owner, names);
+  }
+  names.add(cached.name);
+}
+
+function kindMap(ns: NamespaceObjects, kind: ObjectKind): Map<string, CachedObject> {
+  switch (kind) {
+    case "StatefulSet":
+      return ns.sets;
+    case "Pod":
+      return ns.pods;
+    case "PersistentVolumeClaim":
+      return ns.claims;
+    case "ControllerRevision":
+      return ns.revisions;
+  }
+}
+
+interface Meta {
+  labels?: Record<string, string>;
+  ownerReferences?: { kind?: string; name?: string; uid?: string; controller?: boolean }[];
+}
+
+function metaOf(object: KubeObject | undefined): Meta {
+  return (object?.metadata ?? {}) as Meta;
+}
+
+export interface ApplyResult {
+  /** Sets whose reconcile may be affected (including sets that no longer exist, for passivation). */
+  readonly affected: readonly SetKey[];
+  readonly changed: boolean;
+}
+
+/** Objects of the shards this member owns, grouped by namespace. */
+export class ObjectStore {
+  private readonly namespaces = new Map<string, NamespaceObjects>();
+  private readonly shardOfSet = new Map<SetKey, number>();
+  private readonly objectsPerShard = new Map<number, Set<string>>();
+
+  private ns(namespace: string): NamespaceObjects {
+    let entry = this.namespaces.get(namespace);
+    if (!entry) {
+      entry = {
+        sets: new Map(),
+        pods: new Map(),
+        claims: new Map(),
+        revisions: new Map(),
+        podsByController: new Map(),
+        revisionsByController: new Map(),
+      };
+      this.namespaces.set(namespace, entry);
+    }
+    return entry;
+  }
+
+  get(kind: ObjectKind, namespace: string, name: string): CachedObject | undefined {
+    const entry = this.namespaces.get(namespace);
+    return entry ? kindMap(entry, kind).get(name) : undefined;
+  }
+
+  /** Applies one envelope received on shard `shard`. */
+  apply(shard: number, envelope: ObjectEnvelope): ApplyResult {
+    const { kind, namespace, name } = envelope;
+    const entry = this.ns(namespace);
+    const objects = kindMap(entry, kind);
+    const index = indexOf(entry, kind);
+    const previous = objects.get(name);
+    const trackKey = `${kind}/${namespace}/${name}`;
+    if (envelope.type === "object.delete") {
+      if (!previous || previous.uid !== envelope.uid) return { affected: this.affectedBy(kind, namespace, name, previous, undefined), changed: false };
+      objects.delete(name);
+      unindex(index, previous);
+      this.objectsPerShard.get(shard)?.delete(trackKey);
+      if (kind === "StatefulSet") this.shardOfSet.delete(setKey(namespace, name));
+      return { affected: this.affectedBy(kind, namespace, name, previous, undefined), changed: true };
+    }
+    if (previous && previous.uid === envelope.uid && previous.resourceVersion === envelope.resourceVersion) {
+      return { affected: [], changed: false };
+    }
+    const cached: CachedObject = {
+      kind,
+      namespace,
+      name,
+      uid: envelope.uid,
+      resourceVersion: envelope.resourceVersion,
+      object: envelope.object,
+    };
+    unindex(index, previous);
+    objects.set(name, cached);
+    reindex(index, cached);
+    let tracked = this.objectsPerShard.get(shard);
+    if (!tracked) {
+      tracked = new Set();
+      this.objectsPerShard.set(shard, tracked);
+    }
+    tracked.add(trackKey);
+    if (kind === "StatefulSet") this.shardOfSet.set(setKey(namespace, name), shardOf(namespace, name));
+    return { affected: this.affectedBy(kind, namespace, name, previous, cached), changed: true };
+  }
+
+  /** Forgets every object received on a shard (the shard moved to another member). */
+  dropShard(shard: number): SetKey[] {
+    const dropped: SetKey[] = [];
+    for (const trackKey of this.objectsPerShard.get(shard) ?? []) {
+      const [kind, namespace, name] = trackKey.split("/") as [ObjectKind, string, string];
+      const entry = this.namespaces.get(namespace);
+      if (!entry) continue;
+      const map = kindMap(entry, kind);
+      // An object routed to several shards (an orphan pod matching sets in two shards) stays for the others.
+      if (map.has(name) && !this.heldByOtherShard(trackKey, shard)) {
+        unindex(indexOf(entry, kind), map.get(name));
+        map.delete(name);
+      }
+      if (kind === "StatefulSet") {
+        this.shardOfSet.delete(setKey(namespace, name));
+        dropped.push(setKey(namespace, name));
+      }
+    }
+    this.objectsPerShard.delete(shard);
+    return dropped;
+  }
+
+  private heldByOtherShard(trackKey: string, shard: number): boolean {
+    for (const [other, keys] of this.objectsPerShard) if (other !== shard && keys.has(trackKey)) return true;
+    return false;
+  }
+
+  setsInShard(shard: number): SetKey[] {
+    const keys: SetKey[] = [];
+    for (const [key, s] of this.shardOfSet) if (s === shard) keys.push(key);
+    return keys;
+  }
+
+  setCount(): number {
+    return this.shardOfSet.size;
+  }
+
+  objectCount(): number {
+    let count = 0;
+    for (const keys of this.objectsPerShard.values()) count += keys.size;
+    return count;
+  }
+
+  /** The sets a change of this object may concern, before and after the change (upstream event handlers). */
+  private affectedBy(
+    kind: ObjectKind,
+    namespace: string,
+    name: string,
+    before: CachedObject | undefined,
+    after: CachedObject | undefined,
+  ): SetKey[] {
+    if (kind === "StatefulSet") return [setKey(namespace, name)];
+    const result = new Set<SetKey>();
+    for (const version of [before, after]) {
+      if (!version) continue;
+      for (const setName of this.ownersOf(kind, namespace, name, version.object)) result.add(setKey(namespace, setName));
+    }
+    return [...result];
+  }
+
+  private ownersOf(kind: ObjectKind, namespace: string, name: string, object: KubeObject): string[] {
+    const meta = metaOf(object);
+    const controller = (meta.ownerReferences ?? []).find((ref) => ref.controller === true);
+    const sets = this.namespaces.get(namespace)?.sets;
+    if (controller) {
+      if (controller.kind === "StatefulSet" && controller.name) return [controller.name];
+      if (kind === "PersistentVolumeClaim" && controller.kind === "Pod" && controller.name) {
+        const parent = parseParentAndOrdinal(controller.name).parent;
+        return parent ? [parent] : [];
+      }
+      if (kind !== "PersistentVolumeClaim") return [];
+    }
+    if (!sets) return [];
+    const owners: string[] = [];
+    for (const [setName, set] of sets) {
+      const spec = (set.object as StatefulSet).spec;
+      if (kind === "PersistentVolumeClaim") {
+        const templates = spec?.volumeClaimTemplates ?? [];
+        if (
+          templates.some((t) => {
+            const prefix = `${t.metadata?.name ?? ""}-`;
+            return name.startsWith(prefix) && isMemberOf(setName, name.slice(prefix.length));
+          })
+        ) {
+          owners.push(setName);
+        }
+        continue;
+      }
+      // Upstream GetPodStatefulSets: a set with an empty selector matches nothing, not everything.
+      const compiled = compileSelector(spec?.selector);
+      if (compiled.ok && !compiled.selector.empty && selectorMatches(compiled.selector, meta.labels ?? {})) {
+        owners.push(setName);
+      }
+    }
+    return owners;
+  }
+
+  /** The planner's input for one set, or undefined when the set is not (or no longer) known. */
+  snapshot(key: SetKey): Snapshot | undefined {
+    const { namespace, name } = splitSetKey(key);
+    const entry = this.namespaces.get(namespace);
+    const set = entry?.sets.get(name);
+    if (!entry || !set) return undefined;
+    // Candidates as upstream lists them: everything the set controls plus orphans (the planner adopts or ignores
+    // them); objects controlled by others never matter. Claims are matched by their `<template>-<set>-` prefix.
+    const pick = (index: Map<string, Set<string>>, objects: Map<string, CachedObject>) => {
+      const out: KubeObject[] = [];
+      for (const owner of [name, ""]) {
+        for (const objectName of index.get(owner) ?? []) {
+          const cached = objects.get(objectName);
+          if (cached) out.push(cached.object);
+        }
+      }
+      return out;
+    };
+    const prefixes = ((set.object as StatefulSet).spec?.volumeClaimTemplates ?? []).map(
+      (t) => `${t.metadata?.name ?? ""}-${name}-`,
+    );
+    const claims: PersistentVolumeClaim[] = [];
+    if (prefixes.length > 0) {
+      for (const [claimName, cached] of entry.claims) {
+        if (prefixes.some((prefix) => claimName.startsWith(prefix))) claims.push(cached.object);
+      }
+    }
+    return {
+      set: set.object,
+      pods: pick(entry.podsByController, entry.pods),
+      claims,
+      revisions: pick(entry.revisionsByController, entry.revisions),
+    };
+  }
+}

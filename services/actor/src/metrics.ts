@@ -1,0 +1,128 @@
+// Actor metrics. Reconcile series keep controller-runtime's names and labels (controller="statefulset"), queue
+// series keep client-go workqueue's names (name="statefulset"), so existing dashboards and alerts carry over.
+import { Counter, Gauge, Histogram } from "prom-client";
+import type { CommonMetrics } from "../../common/src/metrics.ts";
+import type { ActorSystemMetrics, TurnOutcome } from "./runtime/actor-system.ts";
+import type { TurnMetrics } from "./runtime/turn.ts";
+
+const CONTROLLER = "statefulset";
+
+export interface ActorMetrics extends ActorSystemMetrics, TurnMetrics {
+  readonly shardsOwned: Gauge;
+  readonly shardsSynced: Gauge;
+  readonly handoffs: Counter<"direction">;
+  readonly droppedObjects: (reason: string) => void;
+  readonly setsCached: Gauge;
+}
+
+export function createActorMetrics(common: CommonMetrics, maxConcurrentTurns: number): ActorMetrics {
+  const registers = [common.registry];
+  const reconcileTotal = new Counter({
+    name: "controller_runtime_reconcile_total",
+    help: "Total number of reconciliations per controller",
+    labelNames: ["controller", "result"],
+    registers,
+  });
+  const reconcileErrors = new Counter({
+    name: "controller_runtime_reconcile_errors_total",
+    help: "Total number of reconciliation errors per controller",
+    labelNames: ["controller"],
+    registers,
+  });
+  const reconcileTime = new Histogram({
+    name: "controller_runtime_reconcile_time_seconds",
+    help: "Length of time per reconciliation per controller",
+    labelNames: ["controller"],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9, 1, 1.25, 1.5, 1.75, 2, 2.5, 3, 3.5, 4, 4.5, 5, 6, 7, 8, 9, 10, 15, 20, 25, 30, 40, 50, 60],
+    registers,
+  });
+  new Gauge({
+    name: "controller_runtime_max_concurrent_reconciles",
+    help: "Maximum number of concurrent reconciles per controller",
+    labelNames: ["controller"],
+    registers,
+  }).set({ controller: CONTROLLER }, maxConcurrentTurns);
+  const activeWorkers = new Gauge({
+    name: "controller_runtime_active_workers",
+    help: "Number of currently used workers per controller",
+    labelNames: ["controller"],
+    registers,
+  });
+  const depth = new Gauge({
+    name: "workqueue_depth",
+    help: "Current depth of workqueue (actors with a pending turn, waiting for a slot)",
+    labelNames: ["name"],
+    registers,
+  });
+  const actors = new Gauge({ name: "stsfleet_actors", help: "Actors currently alive (not passivated)", registers });
+  const queueDuration = new Histogram({
+    name: "workqueue_queue_duration_seconds",
+    help: "How long in seconds a set waits from its first coalesced event to the start of its turn",
+    labelNames: ["name"],
+    buckets: [0.0001, 0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers,
+  });
+  const expirations = new Counter({
+    name: "stsfleet_actor_expectations_expired_total",
+    help: "Read-your-writes expectations abandoned because the cache did not show the actor's own write in time",
+    registers,
+  });
+  const planDuration = new Histogram({
+    name: "stsfleet_plan_duration_seconds",
+    help: "Time spent in the pure planner per turn",
+    buckets: [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05],
+    registers,
+  });
+  const plannedActions = new Counter({
+    name: "stsfleet_planned_actions_total",
+    help: "Actions planned, by type",
+    labelNames: ["type"],
+    registers,
+  });
+  const statusWrites = new Counter({
+    name: "stsfleet_status_writes_total",
+    help: "Status writes requested from the status-writer, by outcome",
+    labelNames: ["outcome"],
+    registers,
+  });
+  const resultOf = (outcome: TurnOutcome["type"]): string =>
+    outcome === "done" ? "success" : outcome === "failed" ? "error" : outcome;
+
+  return {
+    turnStarted(queueSeconds) {
+      queueDuration.observe({ name: CONTROLLER }, queueSeconds);
+    },
+    turnFinished(outcome, seconds) {
+      reconcileTotal.inc({ controller: CONTROLLER, result: resultOf(outcome) });
+      if (outcome === "failed") reconcileErrors.inc({ controller: CONTROLLER });
+      reconcileTime.observe({ controller: CONTROLLER }, seconds);
+    },
+    expectationsExpired(count) {
+      expirations.inc(count);
+    },
+    depth(queued, running, actorCount) {
+      depth.set({ name: CONTROLLER }, queued);
+      activeWorkers.set({ controller: CONTROLLER }, running);
+      actors.set(actorCount);
+    },
+    planned(result, seconds) {
+      planDuration.observe(seconds);
+      for (const step of result.steps) for (const action of step.actions) plannedActions.inc({ type: action.type });
+    },
+    statusWrite(outcome) {
+      statusWrites.inc({ outcome });
+    },
+    shardsOwned: new Gauge({ name: "stsfleet_shards_owned", help: "Shards this member owns", registers }),
+    shardsSynced: new Gauge({ name: "stsfleet_shards_synced", help: "Owned shards whose cache is rebuilt", registers }),
+    handoffs: new Counter({
+      name: "stsfleet_shard_handoffs_total",
+      help: "Shard ownership changes on this member, by direction (gained, lost)",
+      labelNames: ["direction"],
+      registers,
+    }),
+    setsCached: new Gauge({ name: "stsfleet_sets_cached", help: "StatefulSets in this member's cache", registers }),
+    droppedObjects(reason) {
+      common.droppedMessages.inc({ subject: "k8s.{shard}.{kind}.{namespace}.{name}", reason });
+    },
+  };
+}

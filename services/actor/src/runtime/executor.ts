@@ -1,0 +1,320 @@
+// Performs the planner's actions: pods and ControllerRevisions directly against Kubernetes with preconditions,
+// claims through the pvc-provisioner (commands on STS_CMD), Events through the status-writer. Each action yields
+// the read-your-writes expectations the actor must see in its cache before planning again.
+import { isDeepStrictEqual } from "node:util";
+import type { JetStreamClient } from "@nats-io/jetstream";
+import type { NatsConnection } from "@nats-io/transport-node";
+import { headers as natsHeaders } from "@nats-io/transport-node";
+import { context as otelContext } from "@opentelemetry/api";
+import { HEADERS, assertNever, codecs, eventSubjects, injectTraceContext, pvcCommandSubjects } from "#protocol";
+import type { EventRecord, KubeObject, SetAddress, SetRef } from "#protocol";
+import { KubeApiError, RESOURCES } from "../../../common/src/kube.ts";
+import type { KubeClient } from "../../../common/src/kube.ts";
+import type { Logger } from "../../../common/src/logger.ts";
+import type { Expectation, Lookup } from "../domain/expectations.ts";
+import type {
+  ActionEvents,
+  ApiErrorKind,
+  ControllerRevision,
+  CreateClaimAction,
+  EventSpec,
+  PlanAction,
+  PlanStep,
+  StatefulSet,
+} from "../planner/index.ts";
+
+export interface TurnContext {
+  readonly address: SetAddress;
+  readonly set: SetRef;
+  readonly epoch: number;
+  readonly turn: number;
+  /** Aborted when the member loses the shard or its lease (self-fencing). */
+  readonly signal: AbortSignal;
+}
+
+export interface ExecutorDeps {
+  readonly kube: KubeClient;
+  readonly nats: NatsConnection;
+  readonly js: JetStreamClient;
+  readonly member: string;
+  readonly lookup: Lookup;
+  /** Resolves true once every expectation is met in the cache, false after timeoutMs. */
+  readonly waitFor: (expectations: readonly Expectation[], timeoutMs: number, signal: AbortSignal) => Promise<boolean>;
+  readonly claimWaitTimeoutMs: number;
+  readonly logger: Logger;
+  readonly now?: () => number;
+}
+
+export interface StepResult {
+  readonly ok: boolean;
+  readonly expectations: Expectation[];
+  readonly errors: unknown[];
+  /** Existing revisions that collided with a create (they must be in the next snapshot). */
+  readonly collisions: ControllerRevision[];
+}
+
+interface ActionOutcome {
+  ok: boolean;
+  error?: unknown;
+  expectations: Expectation[];
+  collision?: ControllerRevision;
+}
+
+export class ClaimsNotReadyError extends Error {
+  override readonly name = "ClaimsNotReadyError";
+  readonly claims: readonly string[];
+
+  constructor(claims: readonly string[], timeoutMs: number) {
+    super(`claims ${claims.join(", ")} did not appear within ${timeoutMs} ms`);
+    this.claims = claims;
+  }
+}
+
+export class AdoptionRefusedError extends Error {
+  override readonly name = "AdoptionRefusedError";
+  constructor(message: string) {
+    super(message);
+  }
+}
+
+export function errorKind(error: unknown): ApiErrorKind {
+  if (!(error instanceof KubeApiError)) return "Other";
+  if (error.isAlreadyExists) return "AlreadyExists";
+  if (error.isNotFound) return "NotFound";
+  if (error.status === 409) return "Conflict";
+  if (error.status === 422) return "Invalid";
+  return "Other";
+}
+
+function errorText(error: unknown): string {
+  if (error instanceof KubeApiError) return error.body?.message ?? error.message;
+  return error instanceof Error ? error.message : String(error);
+}
+
+export class Executor {
+  private readonly deps: ExecutorDeps;
+  private readonly now: () => number;
+
+  constructor(deps: ExecutorDeps) {
+    this.deps = deps;
+    this.now = deps.now ?? Date.now;
+  }
+
+  async executeStep(step: PlanStep, ctx: TurnContext): Promise<StepResult> {
+    const claimActions = step.actions.filter((a): a is CreateClaimAction => a.type === "createClaim");
+    const others = step.actions.filter((a) => a.type !== "createClaim");
+    const outcomes = await Promise.all([
+      ...others.map((action) => this.execute(action, ctx)),
+      ...(claimActions.length > 0 ? [this.createClaims(claimActions, ctx)] : []),
+    ]);
+    const result: StepResult = { ok: true, expectations: [], errors: [], collisions: [] };
+    for (const outcome of outcomes) {
+      result.expectations.push(...outcome.expectations);
+      if (outcome.collision) result.collisions.push(outcome.collision);
+      if (!outcome.ok) result.errors.push(outcome.error);
+    }
+    return { ...result, ok: result.errors.length === 0 };
+  }
+
+  /** Publishes an Event about the StatefulSet to the status-writer (fire and forget, like upstream's recorder). */
+  recordEvent(event: EventSpec, ctx: TurnContext): void {
+    const record: EventRecord = {
+      type: "event.record",
+      shard: ctx.address.shard,
+      epoch: ctx.epoch,
+      regarding: {
+        apiVersion: "apps/v1",
+        kind: "StatefulSet",
+        namespace: ctx.set.namespace,
+        name: ctx.set.name,
+        uid: ctx.set.uid,
+        resourceVersion: this.deps.lookup("StatefulSet", ctx.set.namespace, ctx.set.name)?.resourceVersion,
+      },
+      eventType: event.type,
+      reason: event.reason,
+      note: event.message.slice(0, 1024),
+      action: event.action.slice(0, 128) || "Reconcile",
+      occurredAtMs: this.now(),
+    };
+    const headers = natsHeaders();
+    injectTraceContext(otelContext.active(), headers);
+    try {
+      this.deps.nats.publish(eventSubjects.build(ctx.address), codecs.eventRecord.encode(record), { headers });
+    } catch (error) {
+      this.deps.logger.warn({ err: error }, "could not publish event");
+    }
+  }
+
+  private recordOutcomeEvents(events: ActionEvents, outcome: ActionOutcome, ctx: TurnContext): void {
+    if (outcome.ok) {
+      for (const event of events.onSuccess) this.recordEvent(event, ctx);
+      return;
+    }
+    const kind = errorKind(outcome.error);
+    for (const failure of events.onFailure) {
+      if (failure.suppressOn?.includes(kind)) continue;
+      this.recordEvent(
+        { type: failure.type, reason: failure.reason, action: failure.action, message: `${failure.messagePrefix}${errorText(outcome.error)}` },
+        ctx,
+      );
+    }
+  }
+
+  private async execute(action: Exclude<PlanAction, CreateClaimAction>, ctx: TurnContext): Promise<ActionOutcome> {
+    const outcome = await this.perform(action, ctx).catch((error: unknown): ActionOutcome => ({ ok: false, error, expectations: [] }));
+    if ("events" in action) this.recordOutcomeEvents(action.events, outcome, ctx);
+    return outcome;
+  }
+
+  private async perform(action: Exclude<PlanAction, CreateClaimAction>, ctx: TurnContext): Promise<ActionOutcome> {
+    const { kube } = this.deps;
+    const ns = ctx.set.namespace;
+    const options = { signal: ctx.signal };
+    switch (action.type) {
+      case "createRevision": {
+        try {
+          await kube.request({
+            method: "POST",
+            path: `/apis/apps/v1/namespaces/${encodeURIComponent(ns)}/controllerrevisions`,
+            rawBody: action.bodyJson,
+            verb: "create",
+            resource: "controllerrevisions",
+            signal: ctx.signal,
+          });
+        } catch (error) {
+          if (!(error instanceof KubeApiError) || !error.isAlreadyExists) throw error;
+          const existing = await kube.get<ControllerRevision>({ ...RESOURCES.controllerrevisions, namespace: ns, name: action.name }, options);
+          if (!isDeepStrictEqual(existing.data, JSON.parse(action.raw))) {
+            return { ok: false, error, expectations: [], collision: existing };
+          }
+        }
+        return { ok: true, expectations: [{ type: "exists", kind: "ControllerRevision", namespace: ns, name: action.name }] };
+      }
+      case "updateRevision":
+        await kube.patch({ ...RESOURCES.controllerrevisions, namespace: ns, name: action.name }, action.patch, "merge", options);
+        return {
+          ok: true,
+          expectations: [
+            { type: "changed", kind: "ControllerRevision", namespace: ns, name: action.name, fromResourceVersion: action.preconditions.resourceVersion },
+          ],
+        };
+      case "deleteRevision":
+        try {
+          await kube.delete({ ...RESOURCES.controllerrevisions, namespace: ns, name: action.name }, { preconditions: action.preconditions, signal: ctx.signal });
+        } catch (error) {
+          if (!(error instanceof KubeApiError) || !error.isNotFound) throw error;
+        }
+        return { ok: true, expectations: [{ type: "gone", kind: "ControllerRevision", namespace: ns, name: action.name, uid: action.preconditions.uid }] };
+      case "verifySetForAdoption": {
+        // Upstream canAdoptFunc: an uncached read decides, not the cache.
+        const fresh = await kube.get<StatefulSet>({ ...RESOURCES.statefulsets, namespace: ns, name: action.name }, options);
+        if (fresh.metadata?.uid !== action.uid) {
+          throw new AdoptionRefusedError(`original StatefulSet ${ns}/${action.name} is gone: got uid ${fresh.metadata?.uid ?? "none"}, wanted ${action.uid}`);
+        }
+        if (fresh.metadata.deletionTimestamp) {
+          throw new AdoptionRefusedError(`StatefulSet ${ns}/${action.name} has just been deleted at ${fresh.metadata.deletionTimestamp}`);
+        }
+        return { ok: true, expectations: [] };
+      }
+      case "adoptRevision":
+      case "adoptPod":
+      case "releasePod": {
+        const kind = action.type === "adoptRevision" ? "ControllerRevision" : "Pod";
+        const ref = action.type === "adoptRevision" ? RESOURCES.controllerrevisions : RESOURCES.pods;
+        const before = this.deps.lookup(kind, ns, action.name)?.resourceVersion;
+        try {
+          await kube.patch({ ...ref, namespace: ns, name: action.name }, action.patch, "strategic", options);
+        } catch (error) {
+          if (action.type !== "adoptRevision" && error instanceof KubeApiError && error.isNotFound) return { ok: true, expectations: [] };
+          throw error;
+        }
+        return {
+          ok: true,
+          expectations: before ? [{ type: "changed", kind, namespace: ns, name: action.name, fromResourceVersion: before }] : [],
+        };
+      }
+      case "updateClaimOwnerRefs":
+        this.publishPvcCommand(ctx, {
+          type: "pvc.updateOwnerRefs",
+          claimName: action.name,
+          claimUid: action.preconditions.uid,
+          resourceVersion: action.preconditions.resourceVersion,
+          ownerReferences: action.ownerReferences.map((ref) => ({
+            apiVersion: ref.apiVersion ?? "",
+            kind: ref.kind ?? "",
+            name: ref.name ?? "",
+            uid: ref.uid ?? "",
+            ...(ref.controller != null ? { controller: ref.controller } : {}),
+            ...(ref.blockOwnerDeletion != null ? { blockOwnerDeletion: ref.blockOwnerDeletion } : {}),
+          })),
+        }, `refs/${action.name}/${action.preconditions.resourceVersion}`);
+        // Applied asynchronously by the provisioner; the next turn sees the result through the cache.
+        return {
+          ok: true,
+          expectations: [
+            { type: "changed", kind: "PersistentVolumeClaim", namespace: ns, name: action.name, fromResourceVersion: action.preconditions.resourceVersion },
+          ],
+        };
+      case "createPod": {
+        await kube.create<KubeObject>({ ...RESOURCES.pods, namespace: ns }, action.object, options);
+        return { ok: true, expectations: [{ type: "exists", kind: "Pod", namespace: ns, name: action.name }] };
+      }
+      case "updatePod":
+        await kube.replace({ ...RESOURCES.pods, namespace: ns, name: action.name }, action.object, options);
+        return {
+          ok: true,
+          expectations: [{ type: "changed", kind: "Pod", namespace: ns, name: action.name, fromResourceVersion: action.preconditions.resourceVersion }],
+        };
+      case "deletePod":
+        try {
+          await kube.delete({ ...RESOURCES.pods, namespace: ns, name: action.name }, { preconditions: action.preconditions, signal: ctx.signal });
+        } catch (error) {
+          if (!(error instanceof KubeApiError && error.isNotFound && action.ignoreNotFound)) throw error;
+        }
+        return { ok: true, expectations: [{ type: "gone", kind: "Pod", namespace: ns, name: action.name, uid: action.preconditions.uid }] };
+      case "recordEvent":
+        this.recordEvent(action.event, ctx);
+        return { ok: true, expectations: [] };
+      default:
+        return assertNever(action, "plan action");
+    }
+  }
+
+  private publishPvcCommand(
+    ctx: TurnContext,
+    body:
+      | { type: "pvc.create"; podName: string; ordinal: number; claims: KubeObject[] }
+      | { type: "pvc.updateOwnerRefs"; claimName: string; claimUid: string; resourceVersion: string; ownerReferences: { apiVersion: string; kind: string; name: string; uid: string; controller?: boolean; blockOwnerDeletion?: boolean }[] },
+    idSuffix: string,
+  ): void {
+    const commandId = `${ctx.set.uid}/${ctx.epoch}/${ctx.turn}/${idSuffix}`;
+    const base = { shard: ctx.address.shard, epoch: ctx.epoch, commandId, issuedBy: this.deps.member, set: ctx.set };
+    const bytes = codecs.pvcCommand.encode({ ...base, ...body });
+    const headers = natsHeaders();
+    headers.set(HEADERS.msgId, commandId);
+    headers.set(HEADERS.shard, String(ctx.address.shard));
+    headers.set(HEADERS.epoch, String(ctx.epoch));
+    injectTraceContext(otelContext.active(), headers);
+    void this.deps.js
+      .publish(pvcCommandSubjects.build(ctx.address), bytes, { msgID: commandId, headers })
+      .catch((error: unknown) => this.deps.logger.warn({ err: error, commandId }, "could not publish claim command"));
+  }
+
+  /** Claims of one step go to the provisioner (one command per pod); the step waits until they are in the cache. */
+  private async createClaims(actions: readonly CreateClaimAction[], ctx: TurnContext): Promise<ActionOutcome> {
+    const byPod = new Map<string, CreateClaimAction[]>();
+    for (const action of actions) byPod.set(action.podName, [...(byPod.get(action.podName) ?? []), action]);
+    const ns = ctx.set.namespace;
+    for (const [podName, claims] of byPod) {
+      this.publishPvcCommand(
+        ctx,
+        { type: "pvc.create", podName, ordinal: claims[0]?.ordinal ?? -1, claims: claims.map((c) => c.object as KubeObject) },
+        `claims/${podName}`,
+      );
+    }
+    const expectations: Expectation[] = actions.map((a) => ({ type: "exists", kind: "PersistentVolumeClaim", namespace: ns, name: a.name }));
+    const ready = await this.deps.waitFor(expectations, this.deps.claimWaitTimeoutMs, ctx.signal);
+    if (ready) return { ok: true, expectations };
+    return { ok: false, error: new ClaimsNotReadyError(actions.map((a) => a.name), this.deps.claimWaitTimeoutMs), expectations };
+  }
+}

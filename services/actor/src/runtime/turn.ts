@@ -1,0 +1,253 @@
+// One reconcile turn of one StatefulSet: snapshot from the cache, plan(), append the intent (the fence), execute the
+// steps in order, write status through the status-writer. Mirrors upstream sync(): adoption and revision failures
+// end the turn before status; pod failures still write status and truncate history.
+import { SpanKind, SpanStatusCode, context as otelContext, trace } from "@opentelemetry/api";
+import type { Link } from "@opentelemetry/api";
+import type { NatsConnection } from "@nats-io/transport-node";
+import { headers as natsHeaders } from "@nats-io/transport-node";
+import { codecs, injectTraceContext, shard as shardOf, statusSubjects } from "#protocol";
+import type { SetAddress, SetRef, StatusResult, StatusWrite } from "#protocol";
+import { KubeApiError } from "../../../common/src/kube.ts";
+import type { Logger } from "../../../common/src/logger.ts";
+import type { Expectation } from "../domain/expectations.ts";
+import { splitSetKey } from "../domain/object-store.ts";
+import type { ObjectStore, SetKey } from "../domain/object-store.ts";
+import { describeAction, plan } from "../planner/index.ts";
+import type { ControllerRevision, PlanOptions, PlanResult } from "../planner/index.ts";
+import type { TurnOutcome, TurnRunner, TurnTrigger } from "./actor-system.ts";
+import type { Executor, TurnContext } from "./executor.ts";
+import { FencedError } from "./intents.ts";
+import type { IntentLog } from "./intents.ts";
+
+export interface TurnOwnership {
+  epochOf(shard: number): number | undefined;
+  canAct(shard: number, epoch: number): boolean;
+  signalFor(shard: number): AbortSignal | undefined;
+  isSynced(shard: number): boolean;
+  /** The intent log showed a newer owner: stop acting on the shard now. */
+  fenced(shard: number, epoch: number): void;
+}
+
+export interface TurnMetrics {
+  planned?(result: PlanResult, planSeconds: number): void;
+  statusWrite?(outcome: StatusResult["outcome"] | "error"): void;
+}
+
+export interface TurnDeps {
+  readonly store: ObjectStore;
+  readonly ownership: TurnOwnership;
+  readonly intents: IntentLog;
+  readonly executor: Executor;
+  readonly nats: NatsConnection;
+  readonly member: string;
+  readonly incarnation: string;
+  readonly planOptions: Partial<PlanOptions>;
+  readonly statusTimeoutMs: number;
+  readonly retryPeriodMs: number;
+  readonly logger: Logger;
+  readonly metrics?: TurnMetrics;
+}
+
+export class StatusWriteError extends Error {
+  override readonly name = "StatusWriteError";
+  readonly outcome: string;
+
+  constructor(outcome: string, message: string | undefined) {
+    super(`status write ${outcome}${message ? `: ${message}` : ""}`);
+    this.outcome = outcome;
+  }
+}
+
+export class PlanSyncError extends Error {
+  override readonly name = "PlanSyncError";
+  constructor(message: string) {
+    super(message);
+  }
+}
+
+const tracer = trace.getTracer("stsfleet-actor");
+
+function retryAfterOf(errors: readonly unknown[]): number | undefined {
+  let max: number | undefined;
+  for (const error of errors) {
+    if (error instanceof KubeApiError && error.retryAfterMs !== undefined) max = Math.max(max ?? 0, error.retryAfterMs);
+  }
+  return max;
+}
+
+export function createTurnRunner(deps: TurnDeps): TurnRunner {
+  let turnCounter = 0;
+  /** Revisions that collided with our creates and are not in the cache (owned by someone else). */
+  const collisions = new Map<SetKey, ControllerRevision[]>();
+
+  return async (key: SetKey, trigger: TurnTrigger): Promise<TurnOutcome> => {
+    const { namespace, name } = splitSetKey(key);
+    const shard = shardOf(namespace, name);
+    const epoch = deps.ownership.epochOf(shard);
+    const signal = deps.ownership.signalFor(shard);
+    if (epoch === undefined || signal === undefined || !deps.ownership.isSynced(shard)) return { type: "not-owned" };
+    if (!deps.ownership.canAct(shard, epoch)) {
+      return { type: "failed", error: new Error("lease not fresh"), retryAfterMs: deps.retryPeriodMs, expectations: [] };
+    }
+    const snapshot = deps.store.snapshot(key);
+    if (!snapshot) {
+      collisions.delete(key);
+      return { type: "gone" };
+    }
+    const extra = collisions.get(key);
+    if (extra) {
+      const known = new Set(snapshot.revisions.map((r) => r.metadata?.name));
+      snapshot.revisions = [...snapshot.revisions, ...extra.filter((r) => !known.has(r.metadata?.name))];
+    }
+    const links: Link[] = trigger.links.map((context) => ({ context }));
+    const turn = ++turnCounter;
+    return tracer.startActiveSpan(
+      "reconcile StatefulSet",
+      {
+        kind: SpanKind.INTERNAL,
+        links,
+        attributes: {
+          "k8s.namespace.name": namespace,
+          "k8s.statefulset.name": name,
+          "k8s.statefulset.uid": snapshot.set.metadata?.uid ?? "",
+          "messaging.destination.partition.id": String(shard),
+          "stsfleet.epoch": epoch,
+          "stsfleet.turn.reasons": trigger.reasons.join(","),
+        },
+      },
+      async (span) => {
+        try {
+          const outcome = await runTurn(deps, { key, namespace, name, shard, epoch, signal, turn, snapshot, collisions });
+          span.setAttribute("stsfleet.turn.outcome", outcome.type);
+          if (outcome.type === "failed") {
+            span.setStatus({ code: SpanStatusCode.ERROR, message: String(outcome.error) });
+          }
+          return outcome;
+        } finally {
+          span.end();
+        }
+      },
+    );
+  };
+}
+
+interface TurnInput {
+  key: SetKey;
+  namespace: string;
+  name: string;
+  shard: number;
+  epoch: number;
+  signal: AbortSignal;
+  turn: number;
+  snapshot: NonNullable<ReturnType<ObjectStore["snapshot"]>>;
+  collisions: Map<SetKey, ControllerRevision[]>;
+}
+
+async function runTurn(deps: TurnDeps, input: TurnInput): Promise<TurnOutcome> {
+  const { namespace, name, shard, epoch, signal, snapshot } = input;
+  const planStarted = performance.now();
+  const result = plan(snapshot, Date.now(), deps.planOptions);
+  deps.metrics?.planned?.(result, (performance.now() - planStarted) / 1000);
+
+  const uid = snapshot.set.metadata?.uid ?? "";
+  const set: SetRef = { namespace, name, uid: uid || "unknown" };
+  const address: SetAddress = { shard, namespace, name };
+  const ctx: TurnContext = { address, set, epoch, turn: input.turn, signal };
+  const log = deps.logger.child({ namespace, name, turn: input.turn });
+
+  const actionCount = result.steps.reduce((n, step) => n + step.actions.length, 0);
+  if (actionCount > 0) {
+    try {
+      await deps.intents.append(address, {
+        type: "intent.plan",
+        shard,
+        epoch,
+        member: deps.member,
+        incarnation: deps.incarnation,
+        set,
+        turn: input.turn,
+        actions: result.steps.flatMap((step) => step.actions.map(describeAction)).slice(0, 1000),
+      });
+    } catch (error) {
+      if (error instanceof FencedError) {
+        log.warn({ err: error }, "fenced by a newer owner; stopping work on the shard");
+        deps.ownership.fenced(shard, epoch);
+        return { type: "not-owned" };
+      }
+      throw error;
+    }
+  }
+
+  const expectations: Expectation[] = [];
+  const errors: unknown[] = [];
+  let podsFailed = false;
+  for (const step of result.steps) {
+    if (signal.aborted) return { type: "not-owned" };
+    if (step.phase === "pods" && podsFailed) continue;
+    const stepResult = await deps.executor.executeStep(step, ctx);
+    expectations.push(...stepResult.expectations);
+    if (stepResult.collisions.length > 0) input.collisions.set(input.key, stepResult.collisions);
+    if (stepResult.ok) continue;
+    errors.push(...stepResult.errors);
+    log.info({ phase: step.phase, errors: stepResult.errors.map(String).slice(0, 3) }, "step failed");
+    if (step.phase === "adoption" || step.phase === "revision") {
+      return { type: "failed", error: stepResult.errors[0], retryAfterMs: retryAfterOf(errors), expectations };
+    }
+    if (step.phase === "pods") podsFailed = true;
+  }
+
+  if (result.status.write) {
+    const outcome = await writeStatus(deps, ctx, result);
+    deps.metrics?.statusWrite?.(outcome.outcome);
+    switch (outcome.outcome) {
+      case "written": {
+        const before = snapshot.set.metadata?.resourceVersion;
+        if (before) expectations.push({ type: "changed", kind: "StatefulSet", namespace, name, fromResourceVersion: before });
+        break;
+      }
+      case "unchanged":
+      case "superseded":
+      case "stale-generation":
+        break;
+      case "stale-epoch":
+        deps.ownership.fenced(shard, epoch);
+        return { type: "not-owned" };
+      case "not-found":
+        return { type: "gone" };
+      case "failed":
+        errors.push(new StatusWriteError(outcome.outcome, outcome.message));
+        break;
+    }
+  }
+
+  if (result.syncError !== null) errors.unshift(new PlanSyncError(result.syncError));
+  if (errors.length > 0) return { type: "failed", error: errors[0], retryAfterMs: retryAfterOf(errors), expectations };
+  if (actionCount > 0) log.debug({ actions: actionCount }, "turn done");
+  return { type: "done", requeueAfterMs: result.requeueAfterMs, expectations };
+}
+
+function statusMessageOf(result: PlanResult): StatusWrite["status"] {
+  const { conditions, ...counters } = result.status.value;
+  return conditions ? { ...counters, conditions: conditions.map((condition) => ({ ...condition })) } : counters;
+}
+
+async function writeStatus(deps: TurnDeps, ctx: TurnContext, result: PlanResult): Promise<StatusResult> {
+  const headers = natsHeaders();
+  injectTraceContext(otelContext.active(), headers);
+  try {
+    const reply = await deps.nats.request(
+      statusSubjects.build(ctx.address),
+      codecs.statusWrite.encode({
+        type: "status.write",
+        shard: ctx.address.shard,
+        epoch: ctx.epoch,
+        set: ctx.set,
+        status: statusMessageOf(result),
+      }),
+      { timeout: deps.statusTimeoutMs, headers },
+    );
+    return codecs.statusResult.decode(reply.data);
+  } catch (error) {
+    return { type: "status.result", outcome: "failed", message: error instanceof Error ? error.message : String(error) };
+  }
+}
