@@ -4,6 +4,7 @@ import {
   apiResourceList,
   canonicalQuantity,
   canonicalize,
+  convertEvent,
   decodeError,
   invalidStatus as apiInvalidStatus,
   needsClusterIP,
@@ -51,9 +52,39 @@ export function qualifiedResource(info: Pick<ResourceInfo, "group" | "resource">
   return info.group === "" ? info.resource : `${info.resource}.${info.group}`;
 }
 
-/** Storage key: one bucket per group and resource (all versions share it). */
+/**
+ * Storage key: one bucket per group and resource (all versions share it). events.k8s.io Events are a
+ * second view of core/v1 Events, so both share the core bucket and are stored in the core form.
+ */
 export function resourceKey(info: Pick<ResourceInfo, "group" | "resource">): string {
+  if (info.group === "events.k8s.io" && info.resource === "events") return "/events";
   return `${info.group}/${info.resource}`;
+}
+
+/** Whether objects of this resource are stored in another group's form (and need converting). */
+export function isEventsView(info: Pick<ResourceInfo, "group" | "resource">): boolean {
+  return info.group === "events.k8s.io" && info.resource === "events";
+}
+
+/** The stored form of an object written through `info`. */
+export function toStorage(info: Pick<ResourceInfo, "group" | "resource">, obj: KubeObject): KubeObject {
+  return isEventsView(info) ? (convertEvent(obj, "") as unknown as KubeObject) : obj;
+}
+
+/** The served form, through `info`, of a stored object. */
+export function toView(info: Pick<ResourceInfo, "group" | "resource">, obj: KubeObject): KubeObject {
+  return isEventsView(info) ? (convertEvent(obj, "events.k8s.io") as unknown as KubeObject) : obj;
+}
+
+/** The served JSON of a stored entry: the stored bytes, converted only for the events.k8s.io view. */
+export function viewJson(info: Pick<ResourceInfo, "group" | "resource">, json: string): string {
+  return isEventsView(info) ? JSON.stringify(convertEvent(JSON.parse(json), "events.k8s.io")) : json;
+}
+
+/** Field selector labels of the events.k8s.io view, renamed to the stored core/v1 fields. */
+export function storageFieldSelector(info: Pick<ResourceInfo, "group" | "resource">, selector: string): string {
+  if (!isEventsView(info)) return selector;
+  return selector.replace(/(^|,)\s*regarding\./g, "$1involvedObject.").replace(/(^|,)\s*reportingController(?=\s*[=!])/g, "$1reportingComponent");
 }
 
 const byPath = new Map<string, ResourceInfo>();

@@ -13,7 +13,9 @@ import type { StoreEvent, StoredEntry } from "../store/store.ts";
 import type { KubeObject } from "../types.ts";
 import { getPath, isRecord } from "../types.ts";
 
-const byKey = new Map<string, ResourceInfo>(RESOURCES.map((r) => [resourceKey(r), r]));
+// The first (core) view of a shared bucket wins: events.k8s.io Events are stored as core/v1 Events.
+const byKey = new Map<string, ResourceInfo>();
+for (const r of RESOURCES) if (!byKey.has(resourceKey(r))) byKey.set(resourceKey(r), r);
 
 type Work =
   | { kind: "owner-gone"; uid: string }

@@ -174,7 +174,7 @@ describe("kube-sim REST semantics", () => {
       assert.equal(del.status, 200);
       const terminating = del.body as unknown as KubeObject;
       assert.equal(terminating.metadata.deletionGracePeriodSeconds, 5);
-      assert.ok(sim.registry.tryGet(podsInfo(), "default", "g"), "still there while terminating");
+      assert.ok(terminating.metadata.deletionTimestamp, "answered with the Terminating pod, not removed at once");
       await until("the kubelet to finish g", () => (sim.registry.tryGet(podsInfo(), "default", "g") === undefined ? true : undefined));
     });
 
@@ -223,6 +223,33 @@ describe("kube-sim REST semantics", () => {
       assert.equal(protectedNs.status, 403);
       assert.equal(protectedNs.body["message"], 'namespaces "default" is forbidden: this namespace may not be deleted');
     });
+  });
+
+  it("core/v1 and events.k8s.io/v1 Events are two views of the same objects", async () => {
+    const res = await call("POST", "/apis/events.k8s.io/v1/namespaces/default/events", {
+      metadata: { name: "ev1" },
+      eventTime: "2026-01-01T00:00:00.000000Z",
+      reportingController: "stsfleet.dev/status-writer",
+      reportingInstance: "status-writer-0",
+      action: "Create",
+      reason: "SuccessfulCreate",
+      note: "create Pod web-0 in StatefulSet web successful",
+      type: "Normal",
+      regarding: { kind: "StatefulSet", namespace: "default", name: "web", apiVersion: "apps/v1" },
+    });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    assert.equal(res.body["note"], "create Pod web-0 in StatefulSet web successful");
+    const core = await call("GET", "/api/v1/namespaces/default/events/ev1");
+    assert.equal(core.body["apiVersion"], "v1");
+    assert.equal(core.body["message"], "create Pod web-0 in StatefulSet web successful");
+    assert.equal(getPath(core.body, ["involvedObject", "name"]), "web");
+    assert.equal(core.body["reportingComponent"], "stsfleet.dev/status-writer");
+    const byField = await call("GET", "/api/v1/namespaces/default/events?fieldSelector=involvedObject.kind%3DStatefulSet,involvedObject.name%3Dweb");
+    assert.deepEqual((byField.body["items"] as KubeObject[]).map((e) => e.metadata.name), ["ev1"]);
+    const viaV1 = await call("GET", "/apis/events.k8s.io/v1/namespaces/default/events?fieldSelector=regarding.name%3Dweb");
+    const items = viaV1.body["items"] as Record<string, unknown>[];
+    assert.deepEqual(items.map((e) => getPath(e, ["regarding", "name"])), ["web"]);
+    assert.equal(items[0]?.["apiVersion"], "events.k8s.io/v1");
   });
 
   describe("lists and watches", () => {

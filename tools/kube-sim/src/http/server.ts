@@ -11,7 +11,7 @@ import type { Faults } from "../faults/faults.ts";
 import type { OpenApiDocuments } from "../openapi/generate.ts";
 import type { Registry, WriteContext } from "../registry/registry.ts";
 import { parseDeleteOptions, parseListOptions, parseWatchOptions, parseWriteOptions } from "../registry/options.ts";
-import { patchTypeFromContentType, resourceKey } from "../resources.ts";
+import { patchTypeFromContentType, resourceKey, viewJson } from "../resources.ts";
 import type { ResourceInfo } from "../resources.ts";
 import { parseIncludeObject, partialMetadata, toTable } from "../table/table.ts";
 import type { KubeObject, Status } from "../types.ts";
@@ -261,7 +261,7 @@ function dispatch(
         registry.getEntry(info, ns, name);
         return { reply: { code: 200, body: "", contentType: "text/plain" } };
       }
-      if (rendering === "json" && sub !== "finalize") return { reply: { code: 200, body: registry.getEntry(info, ns, name).json, contentType: "application/json" } };
+      if (rendering === "json" && sub !== "finalize") return { reply: { code: 200, body: viewJson(info, registry.getEntry(info, ns, name).json), contentType: "application/json" } };
       return { reply: render(deps, req, info, registry.get(info, ns, name), 200, rendering, params) };
     }
     case "list":
@@ -325,7 +325,7 @@ function renderList(deps: HttpDeps, info: ResourceInfo, namespace: string | unde
   const result = deps.registry.list(info, namespace, parseListOptions(params));
   const apiVersion = info.group === "" ? info.version : `${info.group}/${info.version}`;
   if (rendering === "table") {
-    const objects = result.entries.map((e) => JSON.parse(e.json) as KubeObject);
+    const objects = result.entries.map((e) => JSON.parse(viewJson(info, e.json)) as KubeObject);
     const table = toTable(resourceKey(info), objects, deps.registry.now(), {
       includeObject: parseIncludeObject(params.get("includeObject")),
       noHeaders: false,
@@ -344,7 +344,7 @@ function renderList(deps: HttpDeps, info: ResourceInfo, namespace: string | unde
   }
   // Items are spliced in as stored bytes: no parse/stringify per object on the hot path.
   const head = JSON.stringify({ kind: `${info.kind}List`, apiVersion, metadata: meta });
-  const body = `${head.slice(0, -1)},"items":[${result.entries.map((e) => e.json).join(",")}]}`;
+  const body = `${head.slice(0, -1)},"items":[${result.entries.map((e) => viewJson(info, e.json)).join(",")}]}`;
   return { code: 200, body, contentType: "application/json" };
 }
 

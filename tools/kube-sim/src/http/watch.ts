@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { badRequest } from "../errors.ts";
 import type { Registry } from "../registry/registry.ts";
 import type { WatchOptions } from "../registry/options.ts";
-import { groupVersion, resourceKey } from "../resources.ts";
+import { groupVersion, resourceKey, viewJson } from "../resources.ts";
 import type { ResourceInfo } from "../resources.ts";
 import type { EventType, StoredEntry } from "../store/store.ts";
 import { ResourceVersionTooOldError } from "../store/store.ts";
@@ -74,8 +74,9 @@ export function serveWatch(w: WatchRequest): void {
   let headersSent = false;
   const now = () => registry.now();
   const encode = (type: EventType | "BOOKMARK", entry: StoredEntry): string => {
-    if (w.rendering === "json") return `{"type":"${type}","object":${entry.json}}\n`;
-    const obj = JSON.parse(entry.json) as KubeObject;
+    const json = viewJson(info, entry.json);
+    if (w.rendering === "json") return `{"type":"${type}","object":${json}}\n`;
+    const obj = JSON.parse(json) as KubeObject;
     if (w.rendering === "partial") return `${JSON.stringify({ type, object: partialMetadata(obj) })}\n`;
     const table = toTable(key, [obj], now(), { includeObject: w.includeObject, noHeaders: headersSent });
     headersSent = true;

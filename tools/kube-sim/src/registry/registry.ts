@@ -24,6 +24,9 @@ import {
   decodeError,
   groupVersion,
   scaleOf,
+  storageFieldSelector,
+  toStorage,
+  viewJson,
   invalidStatus,
   mustFind,
   prepareForCreate,
@@ -120,12 +123,12 @@ export class Registry {
   }
 
   get(info: ResourceInfo, namespace: string, name: string): KubeObject {
-    return JSON.parse(this.getEntry(info, namespace, name).json) as KubeObject;
+    return JSON.parse(viewJson(info, this.getEntry(info, namespace, name).json)) as KubeObject;
   }
 
   tryGet(info: ResourceInfo, namespace: string, name: string): KubeObject | undefined {
     const entry = this.store.get(resourceKey(info), info.namespaced ? namespace : "", name);
-    return entry === undefined ? undefined : (JSON.parse(entry.json) as KubeObject);
+    return entry === undefined ? undefined : (JSON.parse(viewJson(info, entry.json)) as KubeObject);
   }
 
   /** Parses selectors into a predicate over stored entries; bad selectors are 400s. */
@@ -134,7 +137,7 @@ export class Registry {
     let fields: FieldRequirement[];
     try {
       labels = parseLabelSelector(labelSelector);
-      fields = parseFieldSelector(fieldSelector, selectableFields(resourceKey(info)));
+      fields = parseFieldSelector(storageFieldSelector(info, fieldSelector), selectableFields(resourceKey(info)));
     } catch (err) {
       if (err instanceof SelectorParseError) throw badRequest(err.message);
       throw err;
@@ -222,8 +225,19 @@ export class Registry {
     prepared = canonicalize(info, prepared) as KubeObject;
     if (this.store.get(resourceKey(info), meta.namespace ?? "", name) !== undefined) throw alreadyExists(info, name);
     if (ctx.dryRun) return prepared;
-    const entry = this.store.put(resourceKey(info), prepared);
-    return JSON.parse(entry.json) as KubeObject;
+    return this.persist(info, prepared);
+  }
+
+  /** Stores a new state written through `info` and returns it as `info` serves it. */
+  private persist(info: ResourceInfo, obj: KubeObject): KubeObject {
+    const entry = this.store.put(resourceKey(info), toStorage(info, obj));
+    return JSON.parse(viewJson(info, entry.json)) as KubeObject;
+  }
+
+  /** Removes an object whose last state, written through `info`, is `obj`. */
+  private drop(info: ResourceInfo, obj: KubeObject): KubeObject {
+    const entry = this.store.remove(resourceKey(info), toStorage(info, obj));
+    return entry === undefined ? obj : (JSON.parse(viewJson(info, entry.json)) as KubeObject);
   }
 
   /** PUT: replaces the object (or a subresource's part of it). */
@@ -320,11 +334,9 @@ export class Registry {
     if (JSON.stringify(prepared) === JSON.stringify(current)) return current;
     if (ctx.dryRun) return prepared;
     if (prepared.metadata.deletionTimestamp !== undefined && (prepared.metadata.finalizers ?? []).length === 0 && !gracefullyPending(info, prepared)) {
-      const entry = this.store.remove(resourceKey(info), prepared);
-      return entry === undefined ? prepared : (JSON.parse(entry.json) as KubeObject);
+      return this.drop(info, prepared);
     }
-    const entry = this.store.put(resourceKey(info), prepared);
-    return JSON.parse(entry.json) as KubeObject;
+    return this.persist(info, prepared);
   }
 
   /**
@@ -430,12 +442,10 @@ export class Registry {
         changed = true;
       }
       if (!changed || dryRun) return { object: next, deleted: false };
-      const entry = this.store.put(resourceKey(info), next);
-      return { object: JSON.parse(entry.json) as KubeObject, deleted: false };
+      return { object: this.persist(info, next), deleted: false };
     }
     if (dryRun) return { object: next, deleted: true };
-    const entry = this.store.remove(resourceKey(info), next);
-    return { object: entry === undefined ? next : (JSON.parse(entry.json) as KubeObject), deleted: true };
+    return { object: this.drop(info, next), deleted: true };
   }
 
   /** Pods strategy CheckGracefulDelete: unscheduled or finished pods go at once. */
