@@ -18,8 +18,7 @@ import { createLogger } from "../../common/src/logger.ts";
 import type { Logger } from "../../common/src/logger.ts";
 import { createCommonMetrics } from "../../common/src/metrics.ts";
 import { connectNats } from "../../common/src/nats.ts";
-import { startOpsServer } from "../../common/src/ops-server.ts";
-import type { OpsServer } from "../../common/src/ops-server.ts";
+import { startOpsEndpoints } from "../../common/src/ops-server.ts";
 import { provisionTopology } from "../../common/src/topology.ts";
 import { userAgent } from "../../common/src/version.ts";
 
@@ -223,41 +222,17 @@ export async function startActor(config: ActorConfig, options: { logger?: Logger
   const ready = () =>
     nats.isConnected() && ownership.leaseFresh() && synced.size === ownership.ownedShards().size;
 
-  const servers: OpsServer[] = [];
   const readiness = new Map<string, () => boolean | string>([
     ["nats", () => nats.isConnected() || "not connected"],
     ["lease", () => ownership.leaseFresh() || "lease not fresh"],
     ["shards", () => synced.size === ownership.ownedShards().size || `${synced.size} shards synced`],
   ]);
-  const sameAddress =
-    config.metricsBindAddress &&
-    config.healthProbeBindAddress &&
-    config.metricsBindAddress.host === config.healthProbeBindAddress.host &&
-    config.metricsBindAddress.port === config.healthProbeBindAddress.port &&
-    config.metricsBindAddress.port !== 0;
-  let metricsUrl: string | undefined;
-  let probesUrl: string | undefined;
-  if (config.metricsBindAddress) {
-    const server = await startOpsServer({
-      bind: config.metricsBindAddress,
-      registry: common.registry,
-      readiness,
-      serve: { metrics: true, probes: Boolean(sameAddress) },
-    });
-    servers.push(server);
-    metricsUrl = `${server.url}/metrics`;
-    if (sameAddress) probesUrl = server.url;
-  }
-  if (config.healthProbeBindAddress && !sameAddress) {
-    const server = await startOpsServer({
-      bind: config.healthProbeBindAddress,
-      registry: common.registry,
-      readiness,
-      serve: { metrics: false, probes: true },
-    });
-    servers.push(server);
-    probesUrl = server.url;
-  }
+  const endpoints = await startOpsEndpoints({
+    metricsBind: config.metricsBindAddress,
+    probesBind: config.healthProbeBindAddress,
+    registry: common.registry,
+    readiness,
+  });
 
   await ownership.start();
 
@@ -276,8 +251,8 @@ export async function startActor(config: ActorConfig, options: { logger?: Logger
   let stopping: Promise<void> | undefined;
   return {
     logger,
-    metricsUrl,
-    probesUrl,
+    metricsUrl: endpoints.metricsUrl,
+    probesUrl: endpoints.probesUrl,
     ready,
     ownedShards: () => ownership.ownedShards().size,
     stop: () =>
@@ -287,7 +262,7 @@ export async function startActor(config: ActorConfig, options: { logger?: Logger
         await system.stop();
         await ownership.stop();
         await nats.connection.drain().catch(() => undefined);
-        await Promise.all(servers.map((server) => server.close()));
+        await endpoints.close();
       })()),
   };
 }

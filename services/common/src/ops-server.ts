@@ -84,3 +84,50 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
       }),
   };
 }
+
+export interface OpsEndpoints {
+  /** `<url>/metrics`, when metrics are enabled. */
+  readonly metricsUrl: string | undefined;
+  /** Base URL of /healthz and /readyz, when probes are enabled. */
+  readonly probesUrl: string | undefined;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the listeners for `--metrics-bind-address` and `--health-probe-bind-address` (one listener when both name
+ * the same fixed address; none for "0").
+ */
+export async function startOpsEndpoints(options: {
+  readonly metricsBind: BindAddress | undefined;
+  readonly probesBind: BindAddress | undefined;
+  readonly registry: Registry;
+  readonly readiness: ReadonlyMap<string, ReadinessCheck>;
+}): Promise<OpsEndpoints> {
+  const { metricsBind, probesBind, registry, readiness } = options;
+  const shared =
+    metricsBind !== undefined &&
+    probesBind !== undefined &&
+    metricsBind.port !== 0 &&
+    metricsBind.host === probesBind.host &&
+    metricsBind.port === probesBind.port;
+  const servers: OpsServer[] = [];
+  let metricsUrl: string | undefined;
+  let probesUrl: string | undefined;
+  try {
+    if (metricsBind) {
+      const server = await startOpsServer({ bind: metricsBind, registry, readiness, serve: { metrics: true, probes: shared } });
+      servers.push(server);
+      metricsUrl = `${server.url}/metrics`;
+      if (shared) probesUrl = server.url;
+    }
+    if (probesBind && !shared) {
+      const server = await startOpsServer({ bind: probesBind, registry, readiness, serve: { metrics: false, probes: true } });
+      servers.push(server);
+      probesUrl = server.url;
+    }
+  } catch (error) {
+    await Promise.all(servers.map((server) => server.close()));
+    throw error;
+  }
+  return { metricsUrl, probesUrl, close: async () => void (await Promise.all(servers.map((server) => server.close()))) };
+}
