@@ -1,6 +1,6 @@
 // Per-resource Table columns, after kubernetes/pkg/printers/internalversion/printers.go (column names,
 // types, priorities and cell formats). Priority-1 columns are the ones `-o wide` adds.
-import { convertEvent } from "../resources.ts";
+import { toStorage } from "../resources.ts";
 import type { KubeObject } from "../types.ts";
 import { getPath, isRecord } from "../types.ts";
 import { humanDuration } from "./duration.ts";
@@ -304,7 +304,7 @@ const events: Printer = {
   ],
   row(view, now) {
     // The events.k8s.io view prints like the core/v1 Event it is stored as.
-    const ev = isRecord(view["regarding"]) ? (convertEvent(view, "") as unknown as KubeObject) : view;
+    const ev = isRecord(view["regarding"]) ? toStorage({ group: "events.k8s.io", resource: "events" }, view) : view;
     const first = getPath(ev, ["firstTimestamp"]) ?? getPath(ev, ["eventTime"]);
     const last = getPath(ev, ["series", "lastObservedTime"]) ?? getPath(ev, ["lastTimestamp"]) ?? first;
     const kind = str(getPath(ev, ["involvedObject", "kind"]), "").toLowerCase();
