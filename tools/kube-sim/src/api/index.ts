@@ -2,7 +2,7 @@
 // decoding a request and storing it (defaulting, canonical quantities, admission mutations, strategies)
 // and how it rejects invalid ones (422 Status with causes). Pure: plain JSON in, plain JSON out.
 
-export { RESOURCES, apiResourceList, groupVersionOf, qualifiedKind, resourceId } from "./resources.ts";
+export { RESOURCES, apiResourceList, findResource, groupVersionOf, qualifiedKind, resourceId } from "./resources.ts";
 export type { ResourceId, ResourceInfo } from "./resources.ts";
 
 export { prepareForCreate, prepareForUpdate, canonicalize, scaleOf, GENERATION_TRACKED } from "./strategy.ts";

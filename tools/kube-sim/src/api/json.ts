@@ -201,7 +201,7 @@ export function goJson(value: unknown): string {
   return "null";
 }
 
-/** Go's `%v` for a float64 (strconv 'g', shortest): exponent form below 1e-4 and from 1e21. */
+/** Go's `%v` for a number: integers (the int fields) plainly, other floats as shortest %g. */
 export function goFormatNumber(value: number): string {
   if (Number.isInteger(value) && Math.abs(value) < 1e21) return String(value);
   if (!Number.isFinite(value)) return Number.isNaN(value) ? "NaN" : value > 0 ? "+Inf" : "-Inf";
@@ -209,7 +209,8 @@ export function goFormatNumber(value: number): string {
   const match = /^(-?[\d.]+)e([+-])(\d+)$/.exec(exponential);
   if (match === null) return String(value);
   const exponent = Number(`${match[2]}${match[3]}`);
-  if (exponent < -4 || exponent >= 21) return `${match[1]}e${match[2]}${(match[3] ?? "").padStart(2, "0")}`;
+  // strconv formatDigits: shortest %g switches to %e below 1e-4 and from 1e6 ("eprec = 6").
+  if (exponent < -4 || exponent >= 6) return `${match[1]}e${match[2]}${(match[3] ?? "").padStart(2, "0")}`;
   return String(value);
 }
 

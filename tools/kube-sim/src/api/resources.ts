@@ -98,6 +98,11 @@ export function resourceId(resource: Pick<ResourceInfo, "group" | "resource">): 
   return known[`${resource.group}/${resource.resource}`] ?? "unknown";
 }
 
+/** The served resource with this group and plural name (`""` is the core group), if any. */
+export function findResource(group: string, resource: string): ResourceInfo | undefined {
+  return RESOURCES.find((r) => r.group === group && r.resource === resource);
+}
+
 /** Subresource entries of an APIResourceList (`pods/status`, `statefulsets/scale`). */
 function subresourceEntry(parent: ResourceInfo, sub: string): Record<string, unknown> {
   const entry: Record<string, unknown> = { name: `${parent.resource}/${sub}`, singularName: "", namespaced: parent.namespaced };

@@ -8,8 +8,9 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, it } from "node:test";
-import { RESOURCES, prepareForCreate, prepareForUpdate, validateCreate, validateUpdate, type ResourceInfo } from "./index.ts";
+import { prepareForCreate, prepareForUpdate, validateCreate, validateUpdate } from "./index.ts";
 import { cloneJson, getObject, isObject, objectsIn, type JsonObject } from "./json.ts";
+import { CLAIMS, PODS, STATEFULSETS } from "./testing.ts";
 
 interface Vectors {
   inputs: Record<string, string>;
@@ -20,14 +21,6 @@ interface Vectors {
 
 const vectors = JSON.parse(readFileSync(new URL("../../../../test/fixtures/kcm-v1.32.6.json", import.meta.url), "utf8")) as Vectors;
 
-function resource(group: string, name: string): ResourceInfo {
-  const found = RESOURCES.find((r) => r.group === group && r.resource === name);
-  if (found === undefined) throw new Error(`${group}/${name} not served`);
-  return found;
-}
-const STATEFULSETS = resource("apps", "statefulsets");
-const PODS = resource("", "pods");
-const CLAIMS = resource("", "persistentvolumeclaims");
 
 const LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
 const GATE_OFF = { featureGates: { MaxUnavailableStatefulSet: false } };

@@ -18,7 +18,7 @@ import {
   type JsonObject,
 } from "../json.ts";
 import { compareQuantities, parseQuantity, quantityText, sign, type Quantity } from "../quantity.ts";
-import { defaultClaimSpec } from "./storage.ts";
+import { defaultClaimSpec, defaultPluginSources } from "./storage.ts";
 
 const CONTAINER_LISTS = ["initContainers", "containers", "ephemeralContainers"] as const;
 
@@ -112,8 +112,6 @@ function defaultDownwardItems(items: unknown): void {
 /** SetDefaults_Volume and the defaults of each volume source. */
 export function defaultVolume(volume: JsonObject): void {
   if (!VOLUME_SOURCES.some((source) => isObject(get(volume, source)))) set(volume, "emptyDir", {});
-  const hostPath = getObject(volume, "hostPath");
-  if (hostPath !== undefined) setDefault(hostPath, "type", "");
   for (const source of ["secret", "configMap", "downwardAPI", "projected"]) {
     const holder = getObject(volume, source);
     if (holder !== undefined) setDefault(holder, "defaultMode", DEFAULT_FILE_MODE);
@@ -124,26 +122,7 @@ export function defaultVolume(volume: JsonObject): void {
     const token = getObject(projection, "serviceAccountToken");
     if (token !== undefined) setDefault(token, "expirationSeconds", 3600);
   }
-  const iscsi = getObject(volume, "iscsi");
-  if (iscsi !== undefined) setDefaultString(iscsi, "iscsiInterface", "default");
-  const rbd = getObject(volume, "rbd");
-  if (rbd !== undefined) {
-    setDefaultString(rbd, "pool", "rbd");
-    setDefaultString(rbd, "user", "admin");
-    setDefaultString(rbd, "keyring", "/etc/ceph/keyring");
-  }
-  const azureDisk = getObject(volume, "azureDisk");
-  if (azureDisk !== undefined) {
-    setDefault(azureDisk, "cachingMode", "ReadWrite");
-    setDefault(azureDisk, "kind", "Shared");
-    setDefault(azureDisk, "fsType", "ext4");
-    setDefault(azureDisk, "readOnly", false);
-  }
-  const scaleIO = getObject(volume, "scaleIO");
-  if (scaleIO !== undefined) {
-    setDefaultString(scaleIO, "storageMode", "ThinProvisioned");
-    setDefaultString(scaleIO, "fsType", "xfs");
-  }
+  defaultPluginSources(volume);
   const claimTemplate = getObject(getObject(volume, "ephemeral"), "volumeClaimTemplate");
   if (claimTemplate !== undefined) defaultClaimSpec(ensureObject(claimTemplate, "spec"));
 }

@@ -2,7 +2,7 @@
 // SetDefaults_PersistentVolume), the StorageObjectInUseProtection admission plugin and the create
 // strategies (status reset; a PV starts Pending with its phase transition time).
 
-import { ensureObject, getArray, set, setDefault, setDefaultString, type JsonObject } from "../json.ts";
+import { ensureObject, getArray, getObject, set, setDefault, setDefaultString, type JsonObject } from "../json.ts";
 
 export const PVC_PROTECTION_FINALIZER = "kubernetes.io/pvc-protection";
 export const PV_PROTECTION_FINALIZER = "kubernetes.io/pv-protection";
@@ -19,10 +19,41 @@ export function defaultClaim(claim: JsonObject): void {
 }
 
 /** SetDefaults_PersistentVolume. */
+/**
+ * Defaults of the volume plugins a Pod volume and a PersistentVolume share (SetDefaults_HostPathVolumeSource,
+ * _RBD*, _ISCSI*, _AzureDisk*, _ScaleIO*); the generated defaulters call them for both.
+ */
+export function defaultPluginSources(source: JsonObject): void {
+  const hostPath = getObject(source, "hostPath");
+  if (hostPath !== undefined) setDefault(hostPath, "type", "");
+  const iscsi = getObject(source, "iscsi");
+  if (iscsi !== undefined) setDefaultString(iscsi, "iscsiInterface", "default");
+  const rbd = getObject(source, "rbd");
+  if (rbd !== undefined) {
+    setDefaultString(rbd, "pool", "rbd");
+    setDefaultString(rbd, "user", "admin");
+    setDefaultString(rbd, "keyring", "/etc/ceph/keyring");
+  }
+  const azureDisk = getObject(source, "azureDisk");
+  if (azureDisk !== undefined) {
+    setDefault(azureDisk, "cachingMode", "ReadWrite");
+    setDefault(azureDisk, "kind", "Shared");
+    setDefault(azureDisk, "fsType", "ext4");
+    setDefault(azureDisk, "readOnly", false);
+  }
+  const scaleIO = getObject(source, "scaleIO");
+  if (scaleIO !== undefined) {
+    setDefaultString(scaleIO, "storageMode", "ThinProvisioned");
+    setDefaultString(scaleIO, "fsType", "xfs");
+  }
+}
+
+/** SetDefaults_PersistentVolume and its plugin sources. */
 export function defaultVolume(volume: JsonObject): void {
   const spec = ensureObject(volume, "spec");
   setDefaultString(spec, "persistentVolumeReclaimPolicy", "Retain");
   setDefault(spec, "volumeMode", "Filesystem");
+  defaultPluginSources(spec);
   setDefaultString(ensureObject(volume, "status"), "phase", "Pending");
 }
 

@@ -5,16 +5,10 @@
 
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { RESOURCES, invalidStatus, validateCreate, validateUpdate, type Cause, type ResourceInfo } from "../index.ts";
+import { invalidStatus, validateCreate, validateUpdate, type Cause } from "../index.ts";
 import { cloneJson, type JsonObject } from "../json.ts";
+import { REVISIONS, STATEFULSETS as STS } from "../testing.ts";
 
-function resource(group: string, name: string): ResourceInfo {
-  const found = RESOURCES.find((r) => r.group === group && r.resource === name);
-  if (found === undefined) throw new Error(`${group}/${name}`);
-  return found;
-}
-const STS = resource("apps", "statefulsets");
-const REVISIONS = resource("apps", "controllerrevisions");
 
 type Tweak = (sts: JsonObject) => void;
 

@@ -143,12 +143,21 @@ export function validateClaimUpdate(claim: JsonObject, oldClaim: JsonObject): Ca
   return causes;
 }
 
-/** `validateBasicResource`: a negative quantity's integer value is reported. */
+/**
+ * `validateBasicResource`: a negative quantity is reported by its `Value()`, the integer value rounded
+ * away from zero ("-0.5" reports -1).
+ */
 function validateBasicResource(value: unknown, path: string): Cause[] {
   const quantity = quantityOf(value);
   if (quantity === undefined || sign(quantity) >= 0) return [];
-  const shifted = quantity.exp >= 0 ? quantity.unscaled * 10n ** BigInt(quantity.exp) : quantity.unscaled / 10n ** BigInt(-quantity.exp);
-  return [invalid(path, Number(shifted), "must be a valid resource quantity")];
+  let integer: bigint;
+  if (quantity.exp >= 0) integer = quantity.unscaled * 10n ** BigInt(quantity.exp);
+  else {
+    const divisor = 10n ** BigInt(-quantity.exp);
+    // Negative here, so rounding away from zero is the floor of the division.
+    integer = -((-quantity.unscaled + divisor - 1n) / divisor);
+  }
+  return [invalid(path, Number(integer), "must be a valid resource quantity")];
 }
 
 /** ValidatePersistentVolumeClaimStatusUpdate. */
