@@ -19,7 +19,7 @@ import type {
   UpdateClaimOwnerRefsAction,
   UpdatePodAction,
 } from "./types.ts";
-import { deepCopy } from "./util.ts";
+import { deepCopy, obj } from "./util.ts";
 
 type Verb = "create" | "update" | "delete";
 const TITLE: Record<Verb, string> = { create: "Create", update: "Update", delete: "Delete" };
@@ -100,7 +100,7 @@ export function createClaimAction(
 
 export function claimRefAction(view: SetView, update: ClaimRefUpdate, pod: PodView): UpdateClaimOwnerRefsAction {
   const object = deepCopy(update.claim.object);
-  (object.metadata ??= {}).ownerReferences = update.ownerReferences;
+  (object.metadata = obj(object.metadata) ?? {}).ownerReferences = update.ownerReferences;
   return {
     type: "updateClaimOwnerRefs",
     name: update.claim.name,

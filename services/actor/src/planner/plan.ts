@@ -482,7 +482,7 @@ class PodTurn {
       repairs.push("identity");
     }
     if (!storageMatches(view, pod)) {
-      const spec = (object.spec ??= {});
+      const spec = (object.spec = obj(object.spec) ?? {});
       spec.volumes = storageVolumes(view, pod.ordinal, spec.volumes);
       repairs.push("storage");
       const missing = missingClaims(view, this.book, pod.ordinal);

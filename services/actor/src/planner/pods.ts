@@ -140,7 +140,7 @@ export function storageVolumes(view: SetView, ordinal: number, current: readonly
 
 /** Upstream `updateIdentity` on a copy: namespace plus the pod-name and pod-index labels. */
 export function applyIdentity(view: SetView, pod: Pod, ordinal: number): void {
-  const meta = (pod.metadata ??= {});
+  const meta = (pod.metadata = obj(pod.metadata) ?? {});
   meta.namespace = view.namespace;
   const labels = (meta.labels = isRecord(meta.labels) ? meta.labels : {});
   labels[LABELS.podName] = podName(view.name, ordinal);

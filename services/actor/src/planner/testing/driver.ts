@@ -58,6 +58,8 @@ export class Driver {
   private readonly options: DriverOptions;
   private readonly invariants: readonly Invariant[];
   private deletionsSeen = 0;
+  /** The set as of the last turn, to judge garbage collection after the set itself is gone. */
+  private lastSet: StatefulSet | undefined;
 
   constructor(cluster: FakeCluster, options: DriverOptions) {
     this.cluster = cluster;
@@ -80,6 +82,7 @@ export class Driver {
     let snapshot = this.cluster.snapshot(namespace, name);
     if (this.options.snapshotHook) snapshot = this.options.snapshotHook(snapshot);
     const set = snapshot.set;
+    this.lastSet = set;
     const result = plan(snapshot, this.cluster.nowMs, this.options.planOptions);
     let podsBefore: Pod[] = [];
     const execution = executePlan(this.cluster, { namespace, name }, result, {
@@ -110,7 +113,7 @@ export class Driver {
   }
 
   private checkClaimsAfterGc(): void {
-    const set = this.set;
+    const set = this.set ?? this.lastSet;
     if (!set) return;
     const deletions = this.cluster.deletions.slice(this.deletionsSeen).filter((d) => d.kind === "PersistentVolumeClaim");
     this.deletionsSeen = this.cluster.deletions.length;

@@ -119,26 +119,36 @@ export const updateOrder: Invariant = ({ set, step, podsBefore, plan }) => {
 };
 
 /**
- * Claims never lose data against the retention policy: only the garbage collector removes claims, and only when
- * the policy asked for it (whenScaled=Delete for a scaled-down pod, whenDeleted=Delete for a deleted set).
+ * Claims never lose data against the retention policy. The planner never deletes a claim; it only adds owner
+ * references through which the garbage collector may. So: a reference to a pod is only ever added for a pod
+ * outside the ordinal range under whenScaled=Delete, a reference to the set only under whenDeleted=Delete, and a
+ * claim collected through its set reference went with a deleted set whose policy said Delete.
  */
-export const claimsRetained: Invariant = ({ cluster, namespace, name, set, claimDeletions }) => {
+export const claimsRetained: Invariant = ({ cluster, namespace, name, set, step, claimDeletions }) => {
   const violations: string[] = [];
+  const policy = set.spec?.persistentVolumeClaimRetentionPolicy;
+  const { start, end } = range(set);
+  for (const action of succeeded(step)) {
+    if (action.type !== "updateClaimOwnerRefs") continue;
+    for (const ref of action.ownerReferences) {
+      if (ref.kind === "Pod" && ref.apiVersion === "v1") {
+        const ordinal = parseParentAndOrdinal(ref.name ?? "").ordinal;
+        if (policy?.whenScaled !== "Delete" || (ordinal >= start && ordinal <= end)) {
+          violations.push(`claim ${action.name} got an owner reference to pod ${ref.name} (whenScaled=${policy?.whenScaled ?? "Retain"}, range ${start}..${end})`);
+        }
+      }
+      if (ref.kind === "StatefulSet" && ref.name === name && policy?.whenDeleted !== "Delete") {
+        violations.push(`claim ${action.name} got an owner reference to the set under whenDeleted=${policy?.whenDeleted ?? "Retain"}`);
+      }
+    }
+  }
   const live = cluster.get<StatefulSet>("StatefulSet", namespace, name);
-  const policy = (live ?? set).spec?.persistentVolumeClaimRetentionPolicy;
-  const { start, end } = range(live ?? set);
   for (const deletion of claimDeletions) {
     if (deletion.by !== "gc") continue;
-    const claimName = deletion.name;
     const refs = deletion.object.metadata?.ownerReferences ?? [];
-    const ordinal = parseParentAndOrdinal(claimName).ordinal;
-    const viaSet = refs.some((r) => r.kind === "StatefulSet");
-    const viaPod = refs.some((r) => r.kind === "Pod");
+    const viaSet = refs.some((r) => r.kind === "StatefulSet" && r.name === name);
     if (viaSet && !(live === undefined && policy?.whenDeleted === "Delete")) {
-      violations.push(`claim ${claimName} was garbage collected through its StatefulSet reference while whenDeleted=${policy?.whenDeleted ?? "Retain"} or the set exists`);
-    }
-    if (viaPod && !(policy?.whenScaled === "Delete" && (live === undefined || ordinal < start || ordinal > end))) {
-      violations.push(`claim ${claimName} of in-range ordinal ${ordinal} was garbage collected (whenScaled=${policy?.whenScaled ?? "Retain"})`);
+      violations.push(`claim ${deletion.name} was garbage collected through its StatefulSet reference (whenDeleted=${policy?.whenDeleted ?? "Retain"}, set ${live ? "exists" : "gone"})`);
     }
   }
   return violations;
