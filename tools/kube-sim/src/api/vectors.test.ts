@@ -9,11 +9,18 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, it } from "node:test";
 import { prepareForCreate, prepareForUpdate, validateCreate, validateUpdate } from "./index.ts";
-import { cloneJson, getObject, isObject, objectsIn, type JsonObject } from "./json.ts";
+import { cloneJson, getObject, goJson, isObject, objectsIn, type JsonObject } from "./json.ts";
 import { CLAIMS, PODS, STATEFULSETS } from "./testing.ts";
+
+interface Revision {
+  set: string;
+  name: string;
+  raw: string;
+}
 
 interface Vectors {
   inputs: Record<string, string>;
+  controllerRevisions: Revision[];
   statefulSets: JsonObject[];
   pods: JsonObject[];
   persistentVolumeClaims: JsonObject[];
@@ -168,6 +175,61 @@ describe("StatefulSets stored by kube-apiserver v1.32.6", () => {
       const once = created(applied(sts));
       assert.deepEqual(prepareForCreate(STATEFULSETS, once, GATE_OFF)["spec"], once["spec"]);
     }
+  });
+});
+
+/** A JSON value with every object's keys sorted, as Go marshals a map[string]interface{}. */
+function sortedDeep(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortedDeep);
+  if (!isObject(value)) return value;
+  const out: JsonObject = {};
+  for (const key of Object.keys(value).sort()) out[key] = sortedDeep(value[key]);
+  return out;
+}
+
+/**
+ * The StatefulSet controller's getPatch (the ControllerRevision's data.raw, which the revision name hashes):
+ * the stored object round-tripped through a map, so keys are sorted and strings HTML-escaped. `v132`
+ * re-adds the `creationTimestamp: null` v1.32 wrote into the template metadata.
+ */
+function revisionRaw(sts: JsonObject, v132: boolean): string {
+  const template = cloneJson(getObject(getObject(sts, "spec"), "template") ?? {});
+  if (v132) template["metadata"] = { ...(getObject(template, "metadata") ?? {}), creationTimestamp: null };
+  return goJson(sortedDeep({ spec: { template: { ...template, $patch: "replace" } } }));
+}
+
+function recordedRaw(name: string): string {
+  const revision = vectors.controllerRevisions.find((r) => r.name === name);
+  if (revision === undefined) throw new Error(`no revision ${name}`);
+  return revision.raw;
+}
+
+describe("ControllerRevision bytes recorded from v1.32.6", () => {
+  const v1 = (): JsonObject => created(YAML_INPUTS["v1"] ?? {});
+  const v2 = (): JsonObject => created(YAML_INPUTS["v2-db"] ?? {});
+  const withImage = (sts: JsonObject, image: string): JsonObject => {
+    const out = cloneJson(sts);
+    const container = objectsIn(getObject(getObject(getObject(out, "spec"), "template"), "spec")?.["containers"])[0];
+    if (container !== undefined) container["image"] = image;
+    return out;
+  };
+
+  it("the stored templates re-derive data.raw byte for byte", () => {
+    assert.equal(revisionRaw(v1(), true), recordedRaw("v1-d6c75f94f"));
+    const v1Updated = prepareForUpdate(STATEFULSETS, "", withImage(v1(), "nginx:1.26"), v1(), GATE_OFF);
+    assert.equal(revisionRaw(v1Updated, true), recordedRaw("v1-6b8d6b8f76"));
+    assert.equal(revisionRaw(v2(), true), recordedRaw("v2-db-6dc74d46"));
+    const v2Updated = prepareForUpdate(STATEFULSETS, "", bumpEnv(v2()), v2(), GATE_OFF);
+    assert.equal(revisionRaw(v2Updated, true), recordedRaw("v2-db-7d58ccf5dc"));
+  });
+
+  it("MaxUnavailableStatefulSet does not reach the template, so it cannot change a revision", () => {
+    const gateOn = created(YAML_INPUTS["v2-db"] ?? {}, { featureGates: { MaxUnavailableStatefulSet: true } });
+    assert.equal(revisionRaw(gateOn, true), recordedRaw("v2-db-6dc74d46"));
+  });
+
+  it("v1.37 form: the same bytes without creationTimestamp", () => {
+    assert.equal(revisionRaw(v1(), false), recordedRaw("v1-d6c75f94f").replace('"creationTimestamp":null,', ""));
   });
 });
 
