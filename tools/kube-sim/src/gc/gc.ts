@@ -85,9 +85,7 @@ export class GarbageCollector {
       if (rk === "/persistentvolumeclaims") this.enqueue({ kind: "pv-protection" });
       return;
     }
-    const obj = parse(entry);
-    const deleting = obj.metadata.deletionTimestamp !== undefined;
-    const finalizers = obj.metadata.finalizers ?? [];
+    const { deleting, finalizers } = entry;
     if (deleting && (finalizers.includes(FINALIZER_ORPHAN) || finalizers.includes(FINALIZER_FOREGROUND))) {
       this.enqueue({ kind: "finalize-owner", resourceKey: rk, key: entry.key });
     }
@@ -95,8 +93,8 @@ export class GarbageCollector {
     if (rk === "/namespaces" && deleting) this.enqueue({ kind: "namespace", name: entry.name });
     if (rk === "/persistentvolumeclaims" && deleting && finalizers.includes(PVC_PROTECTION)) this.enqueue({ kind: "pvc-protection", namespace: entry.namespace });
     if (rk === "/persistentvolumes" && deleting && finalizers.includes(PV_PROTECTION)) this.enqueue({ kind: "pv-protection" });
-    if (rk === "/pods" && typeof getPath(obj, ["status", "phase"]) === "string") {
-      const phase = getPath(obj, ["status", "phase"]);
+    if (rk === "/pods") {
+      const phase = entry.fields["status.phase"];
       if (phase === "Succeeded" || phase === "Failed") this.enqueue({ kind: "pvc-protection", namespace: entry.namespace });
     }
   }

@@ -84,18 +84,32 @@ export function unknownFields(model: string, value: unknown, prefix = ""): strin
   return out;
 }
 
+/** Field name -> decoded type, per model, built on first use (the walk runs on every write). */
+const FIELDS = new Map<string, Map<string, FieldType>>();
+
+function fieldsOf(model: string): Map<string, FieldType> | undefined {
+  let fields = FIELDS.get(model);
+  if (fields === undefined) {
+    const attrs = MODELS.get(model);
+    if (attrs === undefined) return undefined;
+    fields = new Map(attrs.map((a) => [a.baseName, parseFieldType(a.type, a.format)]));
+    FIELDS.set(model, fields);
+  }
+  return fields;
+}
+
 function walkModel(model: string, value: unknown, path: string, out: string[]): void {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return;
-  const attrs = MODELS.get(model);
-  if (attrs === undefined) return;
-  for (const [key, child] of Object.entries(value)) {
-    const attr = attrs.find((a) => a.baseName === key);
-    const childPath = path === "" ? key : `${path}.${key}`;
-    if (attr === undefined) {
-      out.push(ESCAPE_RE.test(key) ? `${path}[${JSON.stringify(key)}]` : childPath);
+  const fields = fieldsOf(model);
+  if (fields === undefined) return;
+  for (const key in value) {
+    const type = fields.get(key);
+    if (type === undefined) {
+      out.push(ESCAPE_RE.test(key) ? `${path}[${JSON.stringify(key)}]` : path === "" ? key : `${path}.${key}`);
       continue;
     }
-    walkType(parseFieldType(attr.type, attr.format), child, childPath, out);
+    if (type.kind === "primitive") continue;
+    walkType(type, (value as Record<string, unknown>)[key], path === "" ? key : `${path}.${key}`, out);
   }
 }
 

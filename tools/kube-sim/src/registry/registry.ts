@@ -230,14 +230,17 @@ export class Registry {
 
   /** Stores a new state written through `info` and returns it as `info` serves it. */
   private persist(info: ResourceInfo, obj: KubeObject): KubeObject {
-    const entry = this.store.put(resourceKey(info), toStorage(info, obj));
-    return JSON.parse(viewJson(info, entry.json)) as KubeObject;
+    const stored = toStorage(info, obj);
+    const entry = this.store.put(resourceKey(info), stored);
+    // The store keeps only the bytes, so the object it stamped with the new resourceVersion is ours to return.
+    return stored === obj ? obj : (JSON.parse(viewJson(info, entry.json)) as KubeObject);
   }
 
   /** Removes an object whose last state, written through `info`, is `obj`. */
   private drop(info: ResourceInfo, obj: KubeObject): KubeObject {
-    const entry = this.store.remove(resourceKey(info), toStorage(info, obj));
-    return entry === undefined ? obj : (JSON.parse(viewJson(info, entry.json)) as KubeObject);
+    const stored = toStorage(info, obj);
+    const entry = this.store.remove(resourceKey(info), stored);
+    return entry === undefined || stored === obj ? obj : (JSON.parse(viewJson(info, entry.json)) as KubeObject);
   }
 
   /** PUT: replaces the object (or a subresource's part of it). */
@@ -543,8 +546,7 @@ export class Registry {
     const nsInfo = mustFind("", "namespaces");
     const ns = this.store.get(resourceKey(nsInfo), "", namespace);
     if (ns === undefined) throw notFound(nsInfo, namespace);
-    const parsed = JSON.parse(ns.json) as KubeObject;
-    if (parsed.metadata.deletionTimestamp !== undefined) {
+    if (ns.deleting) {
       const message = `unable to create new content in namespace ${namespace} because it is being terminated`;
       throw forbidden(info, name, message, [{ reason: "NamespaceTerminating", message, field: "metadata.namespace" }]);
     }

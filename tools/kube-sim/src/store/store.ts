@@ -20,6 +20,9 @@ export interface StoredEntry {
   /** Values of the selectable fields (`metadata.name`, `status.phase`, ...), computed once per write. */
   readonly fields: Readonly<Record<string, string>>;
   readonly ownerUids: readonly string[];
+  /** metadata.deletionTimestamp is set. */
+  readonly deleting: boolean;
+  readonly finalizers: readonly string[];
 }
 
 export interface StoreEvent {
@@ -214,6 +217,8 @@ export class Store {
       labels: labels === undefined ? undefined : { ...labels },
       fields: this.options.fields(resourceKey, obj),
       ownerUids: (obj.metadata.ownerReferences ?? []).map((o) => o.uid),
+      deleting: obj.metadata.deletionTimestamp !== undefined,
+      finalizers: obj.metadata.finalizers ?? [],
     };
   }
 
