@@ -95,8 +95,18 @@ export function serveWatch(w: WatchRequest): void {
     res.end();
   };
   const untrack = w.watches.add(close);
+  let corked = false;
   const write = (chunk: string) => {
     if (closed) return;
+    // Events of one tick (a replay, a burst of writes) leave in one socket write.
+    if (!corked) {
+      corked = true;
+      res.cork();
+      process.nextTick(() => {
+        corked = false;
+        res.uncork();
+      });
+    }
     res.write(chunk);
     if (res.writableLength > w.config.maxBufferedBytes) close();
   };
