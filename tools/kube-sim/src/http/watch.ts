@@ -84,6 +84,7 @@ export function serveWatch(w: WatchRequest): void {
   };
 
   let closed = false;
+  let corked = false;
   let cancel: (() => void) | undefined;
   const timers: NodeJS.Timeout[] = [];
   const close = () => {
@@ -92,10 +93,13 @@ export function serveWatch(w: WatchRequest): void {
     cancel?.();
     for (const t of timers) clearInterval(t);
     untrack();
+    if (corked) {
+      corked = false;
+      res.uncork();
+    }
     res.end();
   };
   const untrack = w.watches.add(close);
-  let corked = false;
   const write = (chunk: string) => {
     if (closed) return;
     // Events of one tick (a replay, a burst of writes) leave in one socket write.
@@ -103,6 +107,7 @@ export function serveWatch(w: WatchRequest): void {
       corked = true;
       res.cork();
       process.nextTick(() => {
+        if (!corked) return;
         corked = false;
         res.uncork();
       });
