@@ -2,6 +2,7 @@
 // for watch streams, and a small JSON client over undici for everything else so objects stay exactly as the API
 // server sent them (client-node's generated models turn timestamps into Dates and drop unknown fields).
 import { HttpMethod, KubeConfig, RequestContext, Watch } from "@kubernetes/client-node";
+import { SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import { fetch } from "undici";
 import type { Dispatcher } from "undici";
 import type { CommonMetrics } from "./metrics.ts";
@@ -153,9 +154,12 @@ function parseRetryAfterMs(value: string | null): number | undefined {
   return Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : undefined;
 }
 
+const tracer = trace.getTracer("stsfleet-kube-client");
+
 export class KubeClient {
   readonly kubeConfig: UserAgentKubeConfig;
   readonly server: string;
+  private readonly serverHost: string;
   private readonly options: KubeClientOptions;
   private auth: Promise<AuthSnapshot> | undefined;
 
@@ -165,6 +169,7 @@ export class KubeClient {
     const cluster = kubeConfig.getCurrentCluster();
     if (!cluster) throw new Error("the kubeconfig has no current cluster");
     this.server = cluster.server.replace(/\/+$/, "");
+    this.serverHost = new URL(this.server).hostname;
   }
 
   private async authSnapshot(): Promise<AuthSnapshot> {
@@ -184,7 +189,38 @@ export class KubeClient {
     return this.auth;
   }
 
-  async request<T>(request: KubeRequest): Promise<T> {
+  /** A CLIENT span per request (watches do not come through here, so no hour-long spans). */
+  request<T>(request: KubeRequest): Promise<T> {
+    return tracer.startActiveSpan(
+      `${request.method} ${request.resource}`,
+      {
+        kind: SpanKind.CLIENT,
+        attributes: {
+          "http.request.method": request.method,
+          "url.path": request.path,
+          "server.address": this.serverHost,
+          "k8s.verb": request.verb,
+          "k8s.resource": request.resource,
+        },
+      },
+      async (span) => {
+        try {
+          return await this.send<T>(request);
+        } catch (error) {
+          if (error instanceof KubeApiError) {
+            span.setAttribute("http.response.status_code", error.status);
+            span.setAttribute("error.type", error.reason);
+          }
+          span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+          throw error;
+        } finally {
+          span.end();
+        }
+      },
+    );
+  }
+
+  private async send<T>(request: KubeRequest): Promise<T> {
     const url = new URL(this.server + request.path);
     for (const [key, value] of Object.entries(request.query ?? {})) {
       if (value !== undefined) url.searchParams.set(key, String(value));
