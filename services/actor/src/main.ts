@@ -1,6 +1,7 @@
 // stsfleet-actor: the composition root. Parses flags once, starts the service, shuts down gracefully on signals.
 import { ConfigError, parseConfig } from "../../common/src/config.ts";
 import { createShutdown } from "../../common/src/shutdown.ts";
+import { startTelemetry } from "../../common/src/telemetry.ts";
 import { startActor } from "./actor.ts";
 import { ActorConfigSchema, actorCommand } from "./config.ts";
 
@@ -15,9 +16,11 @@ async function main(argv: readonly string[]): Promise<void> {
     }
     throw error;
   }
+  const telemetry = startTelemetry("actor", config.name);
   const actor = await startActor(config);
   const shutdown = createShutdown(actor.logger, config.shutdownTimeoutMs);
   shutdown.add("actor", () => actor.stop());
+  shutdown.add("flush spans", () => telemetry.shutdown());
   shutdown.installSignalHandlers();
   actor.logger.info({ metrics: actor.metricsUrl, probes: actor.probesUrl }, "actor started");
 }
