@@ -1,7 +1,7 @@
 // `npm run kube-sim`: the simulator as a process. Prints one line with the URL once listening and stops
 // cleanly on SIGINT/SIGTERM.
 import { Command, InvalidArgumentError, Option } from "commander";
-import { DEFAULT_BOOKMARK_INTERVAL_MS, DEFAULT_HISTORY_WINDOW, startKubeSim } from "./main.ts";
+import { DEFAULT_BOOKMARK_INTERVAL_MS, DEFAULT_HISTORY_WINDOW, DEFAULT_WATCH_COALESCE_MS, startKubeSim } from "./main.ts";
 import { DEFAULT_KUBELET } from "./kubelet/kubelet.ts";
 
 function nonNegativeInt(name: string) {
@@ -33,6 +33,7 @@ export function buildCommand(): Command {
     .addOption(new Option("--audit-log <path>", "append one audit.k8s.io/v1 Event JSON per line for every mutating request").env("KUBE_SIM_AUDIT_LOG"))
     .addOption(intOpt("--history-window <events>", "watch events kept per resource; older resourceVersions get 410 Gone", "KUBE_SIM_HISTORY_WINDOW", DEFAULT_HISTORY_WINDOW))
     .addOption(intOpt("--bookmark-interval-ms <ms>", "interval of BOOKMARK events on watches that allow them", "KUBE_SIM_BOOKMARK_INTERVAL_MS", DEFAULT_BOOKMARK_INTERVAL_MS))
+    .addOption(intOpt("--watch-coalesce-ms <ms>", "during a burst, send one watcher's events together at most this often (0 = one write per event)", "KUBE_SIM_WATCH_COALESCE_MS", DEFAULT_WATCH_COALESCE_MS))
     .addOption(intOpt("--latency-ms <ms>", "fault: delay added to every request", "KUBE_SIM_LATENCY_MS", 0))
     .addOption(new Option("--error-rate <p>", "fault: probability that a write fails with 500 or 429 (Retry-After)").env("KUBE_SIM_ERROR_RATE").default(0).argParser(rate("--error-rate")))
     .addOption(new Option("--conflict-rate <p>", "fault: probability that a write carrying a resourceVersion gets 409 Conflict").env("KUBE_SIM_CONFLICT_RATE").default(0).argParser(rate("--conflict-rate")))
@@ -51,6 +52,7 @@ interface CliOptions {
   auditLog?: string;
   historyWindow: number;
   bookmarkIntervalMs: number;
+  watchCoalesceMs: number;
   latencyMs: number;
   errorRate: number;
   conflictRate: number;
@@ -73,6 +75,7 @@ export async function main(argv: string[]): Promise<void> {
     ...(o.auditLog !== undefined ? { auditLog: o.auditLog } : {}),
     historyWindow: o.historyWindow,
     bookmarkIntervalMs: o.bookmarkIntervalMs,
+    watchCoalesceMs: o.watchCoalesceMs,
     faults: { latencyMs: o.latencyMs, errorRate: o.errorRate, conflictRate: o.conflictRate, dropWatchesEveryMs: o.dropWatchesEveryMs },
     kubelet: { nodeName: o.nodeName, scheduleDelayMs: o.scheduleDelayMs, startDelayMs: o.startDelayMs, terminationDelayMs: o.terminationDelayMs, bindDelayMs: o.bindDelayMs },
   });

@@ -31,6 +31,8 @@ export interface KubeSimOptions {
   faults?: Partial<FaultOptions>;
   kubelet?: Partial<KubeletOptions>;
   bookmarkIntervalMs?: number;
+  /** Minimum spacing of one watcher's writes during a burst of events. */
+  watchCoalesceMs?: number;
   clock?: Clock;
 }
 
@@ -45,6 +47,7 @@ export interface KubeSim {
 
 export const DEFAULT_HISTORY_WINDOW = 10_000;
 export const DEFAULT_BOOKMARK_INTERVAL_MS = 60_000;
+export const DEFAULT_WATCH_COALESCE_MS = 5;
 /** The bearer token in the kubeconfig the simulator writes; it maps to user kubernetes-admin. */
 export const ADMIN_TOKEN = "kube-sim-admin-token";
 
@@ -99,6 +102,7 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
         bookmarkIntervalMs: options.bookmarkIntervalMs ?? DEFAULT_BOOKMARK_INTERVAL_MS,
         defaultTimeoutSeconds: 1800 + Math.floor(Math.random() * 1800),
         maxBufferedBytes: 64 * 1024 * 1024,
+        coalesceMs: options.watchCoalesceMs ?? DEFAULT_WATCH_COALESCE_MS,
       },
       watches,
       serverAddress: () => address,
