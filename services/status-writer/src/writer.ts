@@ -1,0 +1,222 @@
+// The status-writer: two core-NATS queue groups (no persistence needed: status writes are latest-wins and the
+// actor retries; Events are best effort, as in client-go).
+//   svc.status.> (queue `status`, request-reply): one write per set at a time, a newer request replaces a waiting
+//     one (which is answered `superseded`), then writeStatus() and a StatusResult reply.
+//   svc.event.>  (queue `events`, publish): a bounded queue in front of the EventCorrelator and the API server.
+// Requests from a fenced (stale-epoch) owner are refused at intake, so they can never displace a current write.
+import type { Msg, Subscription } from "@nats-io/transport-node";
+import { CONSUMERS, codecs, eventSubjects, statusSubjects } from "#protocol";
+import type { EventRecord, StatusResult, StatusWrite } from "#protocol";
+import type { ReadinessCheck } from "../../common/src/ops-server.ts";
+import { DropReporter } from "../../pvc-provisioner/src/executor/drops.ts";
+import { readSetMessage } from "../../pvc-provisioner/src/executor/intake.ts";
+import type { ExecutorDeps, ExecutorHandle } from "../../pvc-provisioner/src/executor/process.ts";
+import type { StatusWriterSettings } from "./config.ts";
+import { EventCorrelator } from "./correlator.ts";
+import { EventNanos, recordEvent } from "./events.ts";
+import type { EventSinkDeps } from "./events.ts";
+import { LatestWins } from "./latest-wins.ts";
+import { createStatusWriterMetrics } from "./metrics.ts";
+import type { StatusWriterMetrics } from "./metrics.ts";
+import { writeStatus } from "./status.ts";
+
+export interface StatusWriterHandle extends ExecutorHandle {
+  readonly metrics: StatusWriterMetrics;
+}
+
+export interface StatusWriterOptions {
+  /** Wall clock of the event correlator (rate limit, aggregation window); tests inject it. */
+  readonly nowMs?: () => number;
+}
+
+interface PendingWrite {
+  readonly write: StatusWrite;
+  readonly message: Msg;
+  readonly arrivedAtMs: number;
+}
+
+export async function startStatusWriter(
+  settings: StatusWriterSettings,
+  deps: ExecutorDeps,
+  options: StatusWriterOptions = {},
+): Promise<StatusWriterHandle> {
+  const logger = deps.logger.child({ component: "status-writer" });
+  const metrics = createStatusWriterMetrics(deps.metrics);
+  const drops = new DropReporter(deps.metrics, logger);
+  const nowMs = options.nowMs ?? (() => Date.now());
+  let stopping = false;
+
+  const answer = (message: Msg, arrivedAtMs: number, result: StatusResult) => {
+    metrics.countStatus(result.outcome, (performance.now() - arrivedAtMs) / 1000);
+    if (!message.reply) return;
+    try {
+      message.respond(codecs.statusResult.encode(result));
+    } catch (error) {
+      logger.debug({ err: error }, "could not answer a status request");
+    }
+  };
+
+  const writes = new LatestWins<PendingWrite>({
+    concurrency: settings.statusConcurrency,
+    run: async (_key, pending) => {
+      let result: StatusResult;
+      try {
+        result = await writeStatus(pending.write, {
+          kube: deps.kube,
+          epochs: deps.epochs,
+          metrics,
+          maxConflictRetries: settings.statusConflictRetries,
+          onConflict: () => metrics.statusConflicts.inc(),
+        });
+      } catch (error) {
+        result = { type: "status.result", outcome: "failed", message: error instanceof Error ? error.message : String(error) };
+      }
+      if (result.outcome === "stale-epoch") metrics.staleEpochRejected.inc({ subject: statusSubjects.template });
+      const level = result.outcome === "failed" ? "warn" : "debug";
+      logger[level](
+        { set: `${pending.write.set.namespace}/${pending.write.set.name}`, outcome: result.outcome, message: result.message },
+        "status write answered",
+      );
+      answer(pending.message, pending.arrivedAtMs, result);
+      metrics.statusPendingSets.set(writes.size);
+    },
+    superseded: (pending) =>
+      answer(pending.message, pending.arrivedAtMs, { type: "status.result", outcome: "superseded", message: "a newer write for this set arrived" }),
+  });
+
+  const onStatus = (message: Msg) => {
+    const arrivedAtMs = performance.now();
+    const intake = readSetMessage(statusSubjects, codecs.statusWrite, message.subject, message.data, (w) => ({
+      shard: w.shard,
+      namespace: w.set.namespace,
+      name: w.set.name,
+    }));
+    if (!intake.ok) {
+      drops.drop(statusSubjects.template, intake.reason, intake.detail);
+      answer(message, arrivedAtMs, { type: "status.result", outcome: "failed", message: `dropped: ${intake.reason}` });
+      return;
+    }
+    const write = intake.message;
+    if (stopping) {
+      answer(message, arrivedAtMs, { type: "status.result", outcome: "failed", message: "status-writer is shutting down" });
+      return;
+    }
+    if (deps.epochs.isStale(write.shard, write.epoch)) {
+      metrics.staleEpochRejected.inc({ subject: statusSubjects.template });
+      answer(message, arrivedAtMs, { type: "status.result", outcome: "stale-epoch" });
+      return;
+    }
+    writes.submit(`${write.set.namespace}/${write.set.name}`, { write, message, arrivedAtMs });
+    metrics.statusPendingSets.set(writes.size);
+  };
+
+  // --- events -------------------------------------------------------------------------------------------------
+  const abort = new AbortController();
+  const sinkDeps: EventSinkDeps = {
+    kube: deps.kube,
+    correlator: new EventCorrelator({
+      burst: settings.eventBurst,
+      refillIntervalMs: settings.eventRefillIntervalMs,
+      aggregateMaxEvents: settings.eventAggregateMax,
+      aggregateIntervalMs: settings.eventAggregateIntervalMs,
+      cacheSize: settings.eventCacheSize,
+    }),
+    metrics,
+    logger,
+    nanos: new EventNanos(),
+    nowMs,
+  };
+  const queue: EventRecord[] = [];
+  let activeEvents = 0;
+  let eventsIdle: (() => void)[] = [];
+
+  const pumpEvents = () => {
+    while (activeEvents < settings.eventConcurrency) {
+      const record = queue.shift();
+      if (!record) break;
+      activeEvents += 1;
+      void recordEvent(record, { maxTries: settings.eventMaxTries, retryDelayMs: settings.eventRetryDelayMs }, sinkDeps, abort.signal)
+        .catch((error: unknown) => {
+          logger.error({ err: error }, "unexpected error writing an event");
+          return "failed" as const;
+        })
+        .then((outcome) => {
+          metrics.countEvent(outcome);
+          activeEvents -= 1;
+          pumpEvents();
+        });
+    }
+    metrics.eventQueueLength.set(queue.length);
+    if (activeEvents === 0 && queue.length === 0) {
+      const waiters = eventsIdle;
+      eventsIdle = [];
+      for (const resolve of waiters) resolve();
+    }
+  };
+
+  const onEvent = (message: Msg) => {
+    const intake = readSetMessage(eventSubjects, codecs.eventRecord, message.subject, message.data, (r) => ({
+      shard: r.shard,
+      namespace: r.regarding.namespace,
+    }));
+    if (!intake.ok) {
+      drops.drop(eventSubjects.template, intake.reason, intake.detail);
+      return;
+    }
+    const record = intake.message;
+    if (deps.epochs.isStale(record.shard, record.epoch)) {
+      metrics.staleEpochRejected.inc({ subject: eventSubjects.template });
+      metrics.countEvent("stale-epoch");
+      return;
+    }
+    if (queue.length >= settings.eventQueueLimit) {
+      drops.drop(eventSubjects.template, "overload", { queueLimit: settings.eventQueueLimit, reason: record.reason });
+      return;
+    }
+    queue.push(record);
+    pumpEvents();
+  };
+
+  const subscribe = (subject: string, queueGroup: string, handler: (message: Msg) => void): Subscription =>
+    deps.nats.subscribe(subject, {
+      queue: queueGroup,
+      callback: (error, message) => {
+        if (error) {
+          logger.warn({ err: error, subject }, "subscription error");
+          return;
+        }
+        try {
+          handler(message);
+        } catch (thrown) {
+          // Intake maps every bad input to a drop; reaching here is a bug, and it must not end the subscription.
+          logger.error({ err: thrown, natsSubject: message.subject }, "unexpected error taking a message");
+        }
+      },
+    });
+
+  const statusSubscription = subscribe(statusSubjects.all, CONSUMERS.statusWriter, onStatus);
+  const eventSubscription = subscribe(eventSubjects.all, CONSUMERS.eventWriter, onEvent);
+  // The subscriptions exist on the server once this round trip returns: ready means requests will be taken.
+  await deps.nats.flush();
+
+  let stopped: Promise<void> | undefined;
+  const readiness = new Map<string, ReadinessCheck>([
+    ["status-subscription", () => !statusSubscription.isClosed() || "not subscribed"],
+    ["event-subscription", () => !eventSubscription.isClosed() || "not subscribed"],
+  ]);
+  return {
+    metrics,
+    readiness,
+    stop() {
+      stopped ??= (async () => {
+        // Take what the server already sent us, then stop; finish writes; stop retrying events.
+        await Promise.allSettled([statusSubscription.drain(), eventSubscription.drain()]);
+        stopping = true;
+        await writes.idle();
+        abort.abort();
+        if (activeEvents > 0 || queue.length > 0) await new Promise<void>((resolve) => eventsIdle.push(resolve));
+      })();
+      return stopped;
+    },
+  };
+}
