@@ -86,10 +86,6 @@ export function internalError(message: string): StatusError {
   );
 }
 
-export function unsupportedMediaType(contentType: string): StatusError {
-  return new StatusError(failure(415, "UnsupportedMediaType", `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json (got ${contentType})`));
-}
-
 export function notAcceptable(): StatusError {
   return new StatusError(
     failure(406, "NotAcceptable", "only the following media types are accepted: application/json, application/yaml"),

@@ -15,11 +15,11 @@ import {
   validateUpdate,
 } from "./api/index.ts";
 import type { ResourceInfo } from "./api/index.ts";
-import { PatchError, applyPatch, patchTypeFromContentType } from "./shim/patch.ts";
+import { PatchError, STRATEGIC_MERGE_STRUCTS, applyPatch, patchTypeFromContentType, unsupportedPatchMediaType } from "./patch/index.ts";
 import type { Cause, KubeObject, Status } from "./types.ts";
 
 export type { ResourceInfo };
-export { RESOURCES, PatchError, apiResourceList, applyPatch, canonicalQuantity, canonicalize, decodeError, needsClusterIP, patchTypeFromContentType, validateCreate, validateUpdate };
+export { RESOURCES, PatchError, STRATEGIC_MERGE_STRUCTS, unsupportedPatchMediaType, apiResourceList, applyPatch, canonicalQuantity, canonicalize, decodeError, needsClusterIP, patchTypeFromContentType, validateCreate, validateUpdate };
 
 // Thin adapters: api/ speaks plain JSON records; the registry works on KubeObject and Status.
 export function prepareForCreate(info: ResourceInfo, obj: KubeObject): KubeObject {

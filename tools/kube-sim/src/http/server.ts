@@ -6,12 +6,12 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { AuditLog, microTimestamp } from "../audit/audit.ts";
 import type { AuditUser } from "../audit/audit.ts";
 import { aggregatedDiscovery, apiGroup, apiGroupList, apiResourceList, apiVersions, findGroup, SERVER_VERSION } from "../discovery/discovery.ts";
-import { StatusError, badRequest, failure, internalError, methodNotAllowed, notAcceptable, notFound, pathNotFound, unsupportedMediaType } from "../errors.ts";
+import { StatusError, badRequest, failure, internalError, methodNotAllowed, notAcceptable, notFound, pathNotFound } from "../errors.ts";
 import type { Faults } from "../faults/faults.ts";
 import type { OpenApiDocuments } from "../openapi/generate.ts";
 import type { Registry, WriteContext } from "../registry/registry.ts";
 import { parseDeleteOptions, parseListOptions, parseWatchOptions, parseWriteOptions } from "../registry/options.ts";
-import { patchTypeFromContentType, resourceKey, viewJson } from "../resources.ts";
+import { patchTypeFromContentType, resourceKey, unsupportedPatchMediaType, viewJson } from "../resources.ts";
 import type { ResourceInfo } from "../resources.ts";
 import { parseIncludeObject, partialMetadata, toTable } from "../table/table.ts";
 import type { KubeObject, Status } from "../types.ts";
@@ -288,7 +288,7 @@ function dispatch(
     case "patch": {
       const ct = req.headers["content-type"] ?? "";
       const type = patchTypeFromContentType(ct);
-      if (type === undefined) throw unsupportedMediaType(ct);
+      if (type === undefined) throw new StatusError(unsupportedPatchMediaType().toStatus());
       const patched = registry.patch(info, ns, name, sub, type, parseJsonBody(rawBody), write());
       return { reply: json(200, patched), name };
     }

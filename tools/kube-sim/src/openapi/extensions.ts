@@ -1,59 +1,32 @@
-// List semantics the generated client models do not carry: the `patchMergeKey`/`patchStrategy` and
-// `listType`/`listMapKey` struct tags of k8s.io/api for the list fields of the served types. Strategic
-// merge patch (kubectl apply, rollout undo) and server-side apply read these from /openapi/v3.
+// List semantics the generated client models do not carry: the `patchMergeKey`/`patchStrategy` struct
+// tags of k8s.io/api, taken from patch/'s strategic merge table (one source for the patch engine and the
+// schemas kubectl computes its apply patches from). A list with a merge key is a map list keyed by it;
+// a merged list without one is a set.
+import { STRATEGIC_MERGE_STRUCTS } from "../resources.ts";
+
 export interface ListSemantics {
   mergeKey?: string;
   strategy?: string;
-  listType?: "map" | "set" | "atomic";
+  listType?: "map" | "set";
   mapKeys?: string[];
 }
 
-const mapBy = (mergeKey: string, mapKeys: string[] = [mergeKey], strategy = "merge"): ListSemantics => ({
-  mergeKey,
-  strategy,
-  listType: "map",
-  mapKeys,
-});
+interface FieldMeta {
+  readonly strategy?: string;
+  readonly retainKeys?: true;
+  readonly mergeKey?: string;
+}
 
-const CONTAINER: Record<string, ListSemantics> = {
-  env: mapBy("name"),
-  ports: mapBy("containerPort", ["containerPort", "protocol"]),
-  volumeMounts: mapBy("mountPath"),
-  volumeDevices: mapBy("devicePath"),
-  resizePolicy: { listType: "atomic" },
-};
+/** client-node model name (`V1PodSpec`, `CoreV1Event`) -> Go struct name (`PodSpec`, `Event`). */
+function structName(model: string): string {
+  return model.replace(/^(CoreV1|EventsV1|V1)/, "");
+}
 
-/** Keyed by client-node model name, then field name. */
-export const LIST_SEMANTICS: Record<string, Record<string, ListSemantics>> = {
-  V1ObjectMeta: {
-    finalizers: { strategy: "merge", listType: "set" },
-    ownerReferences: mapBy("uid"),
-  },
-  V1PodSpec: {
-    containers: mapBy("name"),
-    initContainers: mapBy("name"),
-    ephemeralContainers: mapBy("name"),
-    volumes: mapBy("name", ["name"], "merge,retainKeys"),
-    imagePullSecrets: mapBy("name"),
-    hostAliases: mapBy("ip"),
-    topologySpreadConstraints: mapBy("topologyKey", ["topologyKey", "whenUnsatisfiable"]),
-    resourceClaims: mapBy("name", ["name"], "merge,retainKeys"),
-    schedulingGates: mapBy("name"),
-    tolerations: { listType: "atomic" },
-  },
-  V1Container: CONTAINER,
-  V1EphemeralContainer: CONTAINER,
-  V1PodStatus: {
-    conditions: mapBy("type"),
-    podIPs: mapBy("ip"),
-    hostIPs: mapBy("ip"),
-    resourceClaimStatuses: mapBy("name", ["name"], "merge,retainKeys"),
-  },
-  V1ServiceSpec: { ports: mapBy("port", ["port", "protocol"]) },
-  V1ServiceStatus: { conditions: mapBy("type") },
-  V1StatefulSetStatus: { conditions: mapBy("type") },
-  V1PersistentVolumeClaimStatus: { conditions: mapBy("type") },
-  V1NamespaceStatus: { conditions: mapBy("type") },
-  V1NodeStatus: { conditions: mapBy("type"), addresses: mapBy("type") },
-  V1NodeSpec: { podCIDRs: { strategy: "merge", listType: "set" } },
-};
+export function listSemantics(model: string, field: string): ListSemantics | undefined {
+  const structs = STRATEGIC_MERGE_STRUCTS as unknown as Record<string, { fields: Record<string, FieldMeta> } | undefined>;
+  const meta = structs[structName(model)]?.fields[field];
+  if (meta?.strategy === undefined) return undefined;
+  const strategy = meta.retainKeys === true ? `${meta.strategy},retainKeys` : meta.strategy;
+  if (meta.mergeKey !== undefined) return { mergeKey: meta.mergeKey, strategy, listType: "map", mapKeys: [meta.mergeKey] };
+  return { strategy, listType: "set" };
+}

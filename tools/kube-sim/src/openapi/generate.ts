@@ -6,7 +6,7 @@ import { assertNever } from "#protocol";
 import { createHash } from "node:crypto";
 import type { ResourceInfo } from "../resources.ts";
 import { RESOURCES, groupVersion } from "../resources.ts";
-import { LIST_SEMANTICS } from "./extensions.ts";
+import { listSemantics } from "./extensions.ts";
 import type { FieldType } from "./models.ts";
 import { modelAttributes, parseFieldType, rootModel } from "./models.ts";
 import { definitionName } from "./names.ts";
@@ -58,7 +58,7 @@ class SchemaBuilder {
     const properties: Record<string, Schema> = {};
     for (const attr of attrs) {
       const prop = this.fieldSchema(parseFieldType(attr.type, attr.format));
-      const semantics = LIST_SEMANTICS[model]?.[attr.baseName];
+      const semantics = parseFieldType(attr.type).kind === "array" ? listSemantics(model, attr.baseName) : undefined;
       if (semantics !== undefined) {
         if (semantics.mergeKey !== undefined) prop["x-kubernetes-patch-merge-key"] = semantics.mergeKey;
         if (semantics.strategy !== undefined) prop["x-kubernetes-patch-strategy"] = semantics.strategy;

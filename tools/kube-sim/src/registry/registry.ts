@@ -9,7 +9,6 @@ import {
   alreadyExists,
   badRequest,
   conflict,
-  failure,
   forbidden,
   gone,
   methodNotAllowed,
@@ -288,7 +287,7 @@ export class Registry {
     try {
       return applyPatch(type, target, patchBody, gvk);
     } catch (err) {
-      if (err instanceof PatchError) throw new StatusError(failure(err.httpStatus, err.reason, err.message));
+      if (err instanceof PatchError) throw new StatusError(err.toStatus());
       throw err;
     }
   }
