@@ -43,19 +43,24 @@ function viewClaim(claim: PersistentVolumeClaim): ClaimState | undefined {
  * are reflected, so one plan never rewrites a claim twice from stale data.
  */
 export class ClaimBook {
-  private readonly claims = new Map<string, ClaimState>();
+  /** Claims of the namespace by name; read into a ClaimState on first use (most plans look at few). */
+  private readonly raw = new Map<string, PersistentVolumeClaim>();
+  private readonly claims = new Map<string, ClaimState | undefined>();
   private readonly plannedCreates = new Set<string>();
 
   constructor(claims: readonly PersistentVolumeClaim[], namespace: string) {
     for (const claim of claims) {
-      if (!obj(claim) || obj(claim.metadata)?.namespace !== namespace) continue;
-      const state = viewClaim(claim);
-      if (state) this.claims.set(state.name, state);
+      const meta = obj(obj(claim)?.metadata);
+      if (meta?.namespace === namespace && typeof meta.name === "string") this.raw.set(meta.name, claim);
     }
   }
 
   get(name: string): ClaimState | undefined {
-    return this.claims.get(name);
+    if (this.claims.has(name)) return this.claims.get(name);
+    const raw = this.raw.get(name);
+    const state = raw ? viewClaim(raw) : undefined;
+    this.claims.set(name, state);
+    return state;
   }
 
   /** Records a planned create; false if this plan already creates that claim. */
@@ -97,14 +102,41 @@ function matchesPodRef(ref: OwnerReference, pod: PodIdentity): boolean {
   return ref.apiVersion === "v1" && ref.kind === "Pod" && ref.name === pod.name;
 }
 
-/** A reference to this set or pod by name whose UID differs: left by a deleted predecessor. */
-function hasStaleRef(refs: readonly OwnerReference[], matches: (ref: OwnerReference) => boolean, uid: string): boolean {
-  for (const ref of refs) if (matches(ref)) return ref.uid !== uid;
-  return false;
+/** What a claim's owner references say about this set and pod, gathered in one pass. */
+interface RefScan {
+  /** The first reference naming this set (or pod) carries another UID: left by a deleted predecessor. */
+  staleSet: boolean;
+  stalePod: boolean;
+  /** References by UID. */
+  setRef: boolean;
+  podRef: boolean;
+  /** Upstream `hasUnexpectedController`, before the Retain/Retain exemption. */
+  unexpected: boolean;
+  /** Upstream `hasNonControllerOwner`. */
+  nonController: boolean;
 }
 
-function hasOwnerRef(refs: readonly OwnerReference[], uid: string): boolean {
-  return refs.some((ref) => ref.uid === uid);
+function scanRefs(view: SetView, refs: readonly OwnerReference[], pod: PodIdentity): RefScan {
+  const scan: RefScan = { staleSet: false, stalePod: false, setRef: false, podRef: false, unexpected: false, nonController: false };
+  let seenSet = false;
+  let seenPod = false;
+  for (const ref of refs) {
+    const bySet = matchesSetRef(ref, view);
+    const byPod = !bySet && matchesPodRef(ref, pod);
+    if (bySet && !seenSet) {
+      seenSet = true;
+      scan.staleSet = ref.uid !== view.uid;
+    }
+    if (matchesPodRef(ref, pod) && !seenPod) {
+      seenPod = true;
+      scan.stalePod = ref.uid !== pod.uid;
+    }
+    if (ref.uid === view.uid) scan.setRef = true;
+    if (ref.uid === pod.uid) scan.podRef = true;
+    if ((ref.uid === view.uid || ref.uid === pod.uid) && ref.controller !== true) scan.nonController = true;
+    if (bySet ? ref.uid !== view.uid : byPod ? ref.uid !== pod.uid : ref.controller === true) scan.unexpected = true;
+  }
+  return scan;
 }
 
 function isRetainRetain(view: SetView): boolean {
@@ -113,23 +145,7 @@ function isRetainRetain(view: SetView): boolean {
 
 /** Upstream `hasUnexpectedController` (only under a non-Retain/Retain policy). */
 export function hasUnexpectedController(view: SetView, refs: readonly OwnerReference[], pod: PodIdentity): boolean {
-  if (isRetainRetain(view)) return false;
-  for (const ref of refs) {
-    if (matchesSetRef(ref, view)) {
-      if (ref.uid !== view.uid) return true;
-      continue;
-    }
-    if (matchesPodRef(ref, pod)) {
-      if (ref.uid !== pod.uid) return true;
-      continue;
-    }
-    if (ref.controller === true) return true;
-  }
-  return false;
-}
-
-function hasNonControllerOwner(view: SetView, refs: readonly OwnerReference[], pod: PodIdentity): boolean {
-  return refs.some((ref) => (ref.uid === view.uid || ref.uid === pod.uid) && ref.controller !== true);
+  return !isRetainRetain(view) && scanRefs(view, refs, pod).unexpected;
 }
 
 type Policy = "RetainRetain" | "RetainDelete" | "DeleteRetain" | "DeleteDelete";
@@ -146,24 +162,25 @@ function policyOf(view: SetView): Policy {
 
 /** Upstream `isClaimOwnerUpToDate`: true when no rewrite is needed (including the "do not touch" guards). */
 export function isClaimOwnerUpToDate(view: SetView, refs: readonly OwnerReference[], pod: PodIdentity): boolean {
-  if (hasStaleRef(refs, (r) => matchesSetRef(r, view), view.uid) || hasStaleRef(refs, (r) => matchesPodRef(r, pod), pod.uid)) {
-    return true;
-  }
-  const setRef = hasOwnerRef(refs, view.uid);
-  const podRef = hasOwnerRef(refs, pod.uid);
-  if (hasUnexpectedController(view, refs, pod)) return !(setRef || podRef);
-  if (hasNonControllerOwner(view, refs, pod)) return false;
   const scaledDown = !podInOrdinalRange(view, pod.ordinal);
   const policy = policyOf(view);
+  if (refs.length === 0) {
+    // Nothing stale, nothing foreign: only the policy's wanted references matter.
+    return policy === "RetainRetain" || (policy === "DeleteRetain" && !scaledDown);
+  }
+  const scan = scanRefs(view, refs, pod);
+  if (scan.staleSet || scan.stalePod) return true;
+  if (policy !== "RetainRetain" && scan.unexpected) return !(scan.setRef || scan.podRef);
+  if (scan.nonController) return false;
   switch (policy) {
     case "RetainRetain":
-      return !setRef && !podRef;
+      return !scan.setRef && !scan.podRef;
     case "RetainDelete":
-      return setRef && !podRef;
+      return scan.setRef && !scan.podRef;
     case "DeleteRetain":
-      return !setRef && scaledDown === podRef;
+      return !scan.setRef && scaledDown === scan.podRef;
     case "DeleteDelete":
-      return scaledDown !== setRef && scaledDown === podRef;
+      return scaledDown !== scan.setRef && scaledDown === scan.podRef;
     default:
       return assertNever(policy, "retention policy");
   }
@@ -259,7 +276,7 @@ export function podClaimIsStale(view: SetView, book: ClaimBook, pod: PodIdentity
   if (view.whenScaled === RETAIN) return false;
   for (const template of view.claimTemplates) {
     const claim = book.get(claimName(template.name, view.name, pod.ordinal));
-    if (claim && hasStaleRef(claim.ownerReferences, (r) => matchesPodRef(r, pod), pod.uid)) return true;
+    if (claim && scanRefs(view, claim.ownerReferences, pod).stalePod) return true;
   }
   return false;
 }

@@ -110,7 +110,9 @@ function planTurn(snapshot: Snapshot, nowMs: number, options: PlanOptions): Plan
   }
   const history = ownedHistory(view, [...namespaceRevisions.values()]);
   const revisionAdoptions = adoptRevisions(view, history);
-  const podClaims = claimPods(view, arrayOf(snapshot.pods));
+  const candidates: PodView[] = [];
+  for (const pod of arrayOf(snapshot.pods)) if (obj(pod)) candidates.push(viewPod(pod, view.minReadySeconds > 0));
+  const podClaims = claimPods(view, candidates);
   const decision = decideRevisions(view, history, namespaceRevisions, options.semanticRevisionComparison);
 
   if (decision.update.name.length > LABEL_VALUE_MAX) {
@@ -134,7 +136,7 @@ function planTurn(snapshot: Snapshot, nowMs: number, options: PlanOptions): Plan
   steps.add("adoption", [...podClaims.release, ...podClaims.adopt]);
   if (decision.action) steps.add("revision", [decision.action]);
 
-  const pods = podClaims.claimed.map(viewPod);
+  const pods = podClaims.claimed;
   const turn = new PodTurn(view, options, nowMs, new ClaimBook(arrayOf(snapshot.claims), view.namespace), steps, {
     currentName: decision.current.name,
     updateName: decision.update.name,
@@ -203,19 +205,19 @@ function inconsistentStatus(old: StatusView, status: StatefulSetStatus): boolean
 }
 
 /**
- * Upstream requeues after minReadySeconds while not every replica is available; the earliest moment a Ready pod
- * becomes available is used when it comes sooner, so availability is noticed on time.
+ * Upstream requeues after minReadySeconds while availableReplicas != spec.replicas, and its pod event handler
+ * also requeues minReadySeconds after a pod turns Ready. Both are folded in here, so the actor needs no timer of
+ * its own: the earliest moment a Ready pod becomes available, capped at minReadySeconds.
  */
 function requeueAfterMs(view: SetView, status: StatefulSetStatus, pods: readonly PodView[], nowMs: number): number | null {
-  if (view.minReadySeconds <= 0 || status.availableReplicas === view.replicas) return null;
+  if (view.minReadySeconds <= 0) return null;
   const upperMs = view.minReadySeconds * 1000;
-  let delayMs = upperMs;
+  let delayMs: number | null = status.availableReplicas !== view.replicas ? upperMs : null;
   for (const pod of pods) {
-    if (!pod.podReady || pod.terminating || pod.readySinceMs === null) continue;
-    if (isAvailable(pod, view.minReadySeconds, nowMs)) continue;
-    // Available once strictly after readySince + minReadySeconds.
-    const waitMs = pod.readySinceMs + upperMs + 1 - nowMs;
-    if (waitMs > 0 && waitMs < delayMs) delayMs = waitMs;
+    if (!pod.podReady || pod.terminating || isAvailable(pod, view.minReadySeconds, nowMs)) continue;
+    // Available once strictly after readySince + minReadySeconds; an unknown transition time waits the full span.
+    const waitMs = pod.readySinceMs === null ? upperMs : Math.min(upperMs, Math.max(1, pod.readySinceMs + upperMs + 1 - nowMs));
+    if (delayMs === null || waitMs < delayMs) delayMs = waitMs;
   }
   return delayMs;
 }
@@ -378,11 +380,11 @@ class PodTurn {
    * stops only after a batch with an error. Returns whether the caller must stop.
    */
   private runForAll(pods: readonly PodView[], fn: (pod: PodView, unit: Unit) => StepResult): boolean {
+    const unit = newUnit();
     if (this.view.monotonic) {
       for (const pod of pods) {
-        const unit = newUnit();
         const result = fn(pod, unit);
-        const added = this.steps.addUnits([unit]);
+        const added = this.steps.flush(unit);
         if (result.error !== undefined) this.errors.push(result.error);
         if (result.exit || result.error !== undefined) {
           if (added > 0) this.deferred = true;
@@ -393,20 +395,18 @@ class PodTurn {
     }
     let index = 0;
     for (const size of slowStartBatches(pods.length, this.options.maxBatchSize)) {
-      const units: Unit[] = [];
+      // One batch's calls run concurrently upstream: they share the batch's sub-steps.
       let failed = false;
       for (let k = 0; k < size; k++, index++) {
         const pod = pods[index];
         if (!pod) continue;
-        const unit = newUnit();
         const result = fn(pod, unit);
-        units.push(unit);
         if (result.error !== undefined) {
           this.errors.push(result.error);
           failed = true;
         }
       }
-      this.steps.addUnits(units);
+      this.steps.flush(unit);
       if (failed) return true;
     }
     return false;

@@ -9,6 +9,8 @@ import { deepCopy, isRecord, obj, parseTimestampMs } from "./util.ts";
 export interface PodView {
   readonly object: Pod;
   readonly name: string;
+  /** The parent name parsed from the pod name ("" when it has no ordinal suffix). */
+  readonly parent: string;
   /** Empty for placeholders. */
   readonly uid: string;
   readonly resourceVersion: string;
@@ -23,7 +25,7 @@ export interface PodView {
   readonly revision: string;
   /** PodReady condition is True. */
   readonly podReady: boolean;
-  /** PodReady's lastTransitionTime in ms, null when absent. */
+  /** PodReady's lastTransitionTime in ms; null when absent (or not read, when minReadySeconds is 0). */
   readonly readySinceMs: number | null;
 }
 
@@ -32,9 +34,11 @@ function labelValue(labels: Readonly<Record<string, string>>, key: string): stri
   return typeof value === "string" ? value : "";
 }
 
-export function viewPod(pod: Pod): PodView {
+/** `readTimes`: parse the Ready transition time (only availability under minReadySeconds > 0 needs it). */
+export function viewPod(pod: Pod, readTimes: boolean): PodView {
   const meta = obj(pod.metadata) ?? {};
   const name = typeof meta.name === "string" ? meta.name : "";
+  const { parent, ordinal } = parseParentAndOrdinal(name);
   const labels = obj(meta.labels) ?? {};
   const status = obj(pod.status) ?? {};
   const phase = typeof status.phase === "string" ? status.phase : "";
@@ -44,7 +48,7 @@ export function viewPod(pod: Pod): PodView {
     for (const condition of status.conditions) {
       if (isRecord(condition) && condition.type === "Ready") {
         podReady = condition.status === "True";
-        readySinceMs = parseTimestampMs(condition.lastTransitionTime);
+        if (readTimes) readySinceMs = parseTimestampMs(condition.lastTransitionTime);
         break;
       }
     }
@@ -52,9 +56,10 @@ export function viewPod(pod: Pod): PodView {
   return {
     object: pod,
     name,
+    parent,
     uid: typeof meta.uid === "string" ? meta.uid : "",
     resourceVersion: typeof meta.resourceVersion === "string" ? meta.resourceVersion : "",
-    ordinal: parseParentAndOrdinal(name).ordinal,
+    ordinal,
     placeholder: false,
     created: phase !== "",
     phase,
@@ -97,12 +102,11 @@ export function setControllerRef(view: SetView): OwnerReference {
 
 /** Upstream `identityMatches`. */
 export function identityMatches(view: SetView, pod: PodView): boolean {
-  const { parent, ordinal } = parseParentAndOrdinal(pod.name);
   const namespace = pod.object.metadata?.namespace;
   return (
-    ordinal >= 0 &&
-    parent === view.name &&
-    pod.name === podName(view.name, ordinal) &&
+    pod.ordinal >= 0 &&
+    pod.parent === view.name &&
+    pod.name === podName(view.name, pod.ordinal) &&
     namespace === view.namespace &&
     pod.labels[LABELS.podName] === pod.name
   );
@@ -195,6 +199,7 @@ export function placeholderView(view: SetView, template: PodTemplateSpec, ordina
       return build().metadata?.labels ?? {};
     },
     name: podName(view.name, ordinal),
+    parent: view.name,
     uid: "",
     resourceVersion: "",
     ordinal,

@@ -1,17 +1,17 @@
 // Ownership (upstream controller_ref_manager.go ClaimObject/ClaimPods and history AdoptControllerRevision):
 // which candidate pods the set keeps, adopts or releases, and the patches that do it.
 
-import { isMemberOf } from "#protocol";
 import { setControllerRef } from "./pods.ts";
 import { selectorMatches } from "./selector.ts";
 import type { SetView } from "./spec.ts";
-import type { AdoptPodAction, AdoptRevisionAction, JsonObject, OwnerReference, Pod, ReleasePodAction } from "./types.ts";
+import type { PodView } from "./pods.ts";
+import type { AdoptPodAction, AdoptRevisionAction, JsonObject, OwnerReference, ReleasePodAction } from "./types.ts";
 import type { RevisionView } from "./revisions.ts";
 import { controllerOf, obj } from "./util.ts";
 
 export interface PodClaims {
   /** Pods the set works with this turn: owned and matching, plus those it adopts. */
-  readonly claimed: Pod[];
+  readonly claimed: PodView[];
   readonly adopt: AdoptPodAction[];
   readonly release: ReleasePodAction[];
 }
@@ -22,18 +22,15 @@ function adoption(view: SetView, uid: string): { ownerReference: OwnerReference;
 }
 
 /** Upstream `ClaimPods` with the StatefulSet's extra filter `isMemberOf` (the pod name's parent is the set). */
-export function claimPods(view: SetView, pods: readonly Pod[]): PodClaims {
-  const claimed: Pod[] = [];
+export function claimPods(view: SetView, pods: readonly PodView[]): PodClaims {
+  const claimed: PodView[] = [];
   const adopt: AdoptPodAction[] = [];
   const release: ReleasePodAction[] = [];
   for (const pod of pods) {
-    const meta = obj(obj(pod)?.metadata);
-    if (!meta || typeof meta.name !== "string" || meta.namespace !== view.namespace) continue;
-    const name = meta.name;
-    const uid = typeof meta.uid === "string" ? meta.uid : "";
-    const matches =
-      selectorMatches(view.selector, obj(meta.labels) ?? {}) &&
-      isMemberOf(view.name, name);
+    const meta = obj(pod.object.metadata);
+    if (!meta || pod.name === "" || meta.namespace !== view.namespace) continue;
+    const { name, uid } = pod;
+    const matches = pod.parent === view.name && selectorMatches(view.selector, pod.labels);
     const controller = controllerOf(meta.ownerReferences);
     if (controller) {
       if (controller.uid !== view.uid) continue;
@@ -50,8 +47,7 @@ export function claimPods(view: SetView, pods: readonly Pod[]): PodClaims {
       }
       continue;
     }
-    const terminating = typeof meta.deletionTimestamp === "string" && meta.deletionTimestamp !== "";
-    if (view.deleting || !matches || terminating) continue;
+    if (view.deleting || !matches || pod.terminating) continue;
     adopt.push({ type: "adoptPod", name, uid, ...adoption(view, uid) });
     claimed.push(pod);
   }

@@ -20,6 +20,12 @@ export function newUnit(): Unit {
   return { first: [], podWrites: [], claimRefs: [], podUpdates: [] };
 }
 
+function isEmpty(unit: Unit): boolean {
+  return unit.first.length === 0 && unit.podWrites.length === 0 && unit.claimRefs.length === 0 && unit.podUpdates.length === 0;
+}
+
+const BUCKETS: readonly (keyof Unit)[] = ["first", "podWrites", "claimRefs", "podUpdates"];
+
 export class StepList {
   readonly steps: PlanStep[] = [];
 
@@ -27,14 +33,16 @@ export class StepList {
     if (actions.length > 0) this.steps.push({ phase, blocking, actions });
   }
 
-  /** Emits the units' actions as up to four ordered steps; returns how many steps were added. */
-  addUnits(units: readonly Unit[]): number {
+  /**
+   * Emits a unit's actions (one call, or one slow-start batch sharing the unit) as up to four ordered steps and
+   * empties the unit for reuse; returns how many steps were added.
+   */
+  flush(unit: Unit): number {
+    if (isEmpty(unit)) return 0;
     const before = this.steps.length;
-    const buckets: (keyof Unit)[] = ["first", "podWrites", "claimRefs", "podUpdates"];
-    for (const bucket of buckets) {
-      const actions: PlanAction[] = [];
-      for (const unit of units) actions.push(...unit[bucket]);
-      this.add("pods", actions);
+    for (const bucket of BUCKETS) {
+      this.add("pods", [...unit[bucket]]);
+      unit[bucket].length = 0;
     }
     return this.steps.length - before;
   }

@@ -32,13 +32,20 @@ export function parseTimestampMs(value: string | null | undefined): number | nul
 
 /** `metav1.GetControllerOf`: the owner reference with `controller: true`, if any. */
 export function controllerOf(refs: readonly OwnerReference[] | null | undefined): OwnerReference | undefined {
-  return ownerRefsOf(refs).find((ref) => ref.controller === true);
+  if (!Array.isArray(refs)) return undefined;
+  for (const ref of refs as readonly unknown[]) if (isRecord(ref) && ref.controller === true) return ref;
+  return undefined;
 }
 
 /** Owner references that are objects (malformed entries are ignored). */
 export function ownerRefsOf(refs: readonly OwnerReference[] | null | undefined): readonly OwnerReference[] {
-  return Array.isArray(refs) ? (refs as readonly unknown[]).filter((ref): ref is OwnerReference => isRecord(ref)) : [];
+  if (!Array.isArray(refs)) return NO_REFS;
+  const list = refs as readonly unknown[];
+  // The common case allocates nothing.
+  return list.every(isRecord) ? (refs as readonly OwnerReference[]) : list.filter((ref): ref is OwnerReference => isRecord(ref));
 }
+
+const NO_REFS: readonly OwnerReference[] = Object.freeze([]);
 
 export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
