@@ -1,8 +1,8 @@
-import { Counter, Gauge, Histogram } from "prom-client";
+import type { Counter, Gauge, Histogram } from "prom-client";
 import type { CommonMetrics } from "../../common/src/metrics.ts";
 import type { PvcCommand } from "#protocol";
 import type { CommandOutcome } from "./claims.ts";
-import { createExecutorMetrics } from "./executor/metrics.ts";
+import { counter, createExecutorMetrics, gauge, histogram } from "./executor/metrics.ts";
 import type { ExecutorMetrics } from "./executor/metrics.ts";
 
 export interface PvcMetrics extends ExecutorMetrics {
@@ -14,31 +14,27 @@ export interface PvcMetrics extends ExecutorMetrics {
 }
 
 export function createPvcMetrics(common: CommonMetrics): PvcMetrics {
-  const commands = new Counter({
+  const commands = counter(common.registry, {
     name: "stsfleet_pvc_commands_total",
     help: "Claim commands processed, by type (pvc.create, pvc.updateOwnerRefs) and outcome.",
     labelNames: ["type", "outcome"],
-    registers: [common.registry],
   });
   return {
     ...createExecutorMetrics(common),
     commands,
-    commandDuration: new Histogram({
+    commandDuration: histogram(common.registry, {
       name: "stsfleet_pvc_command_duration_seconds",
       help: "Time to process one claim command, from delivery to ack/nak/term, by type.",
       labelNames: ["type"],
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-      registers: [common.registry],
     }),
-    inFlight: new Gauge({
+    inFlight: gauge(common.registry, {
       name: "stsfleet_pvc_commands_in_flight",
       help: "Claim commands being processed now.",
-      registers: [common.registry],
     }),
-    deadLetters: new Counter({
+    deadLetters: counter(common.registry, {
       name: "stsfleet_pvc_dead_letters_total",
       help: "Claim commands the server stopped redelivering after max_deliver unacknowledged deliveries (advisory).",
-      registers: [common.registry],
     }),
     countCommand(type, outcome) {
       commands.inc({ type, outcome });

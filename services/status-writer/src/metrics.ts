@@ -1,7 +1,7 @@
-import { Counter, Gauge, Histogram } from "prom-client";
+import type { Counter, Gauge, Histogram } from "prom-client";
 import type { StatusOutcome } from "#protocol";
 import type { CommonMetrics } from "../../common/src/metrics.ts";
-import { createExecutorMetrics } from "../../pvc-provisioner/src/executor/metrics.ts";
+import { counter, createExecutorMetrics, gauge, histogram } from "../../pvc-provisioner/src/executor/metrics.ts";
 import type { ExecutorMetrics } from "../../pvc-provisioner/src/executor/metrics.ts";
 import type { EventOutcome } from "./events.ts";
 
@@ -17,44 +17,38 @@ export interface StatusWriterMetrics extends ExecutorMetrics {
 }
 
 export function createStatusWriterMetrics(common: CommonMetrics): StatusWriterMetrics {
-  const statusWrites = new Counter({
+  const statusWrites = counter(common.registry, {
     name: "stsfleet_status_writes_total",
     help: "Status write requests answered, by outcome (written, unchanged, superseded, stale-epoch, stale-generation, not-found, failed).",
     labelNames: ["outcome"],
-    registers: [common.registry],
   });
-  const statusWriteDuration = new Histogram({
+  const statusWriteDuration = histogram(common.registry, {
     name: "stsfleet_status_write_duration_seconds",
     help: "Time from a status write request's arrival to its answer, by outcome.",
     labelNames: ["outcome"],
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
-    registers: [common.registry],
   });
-  const events = new Counter({
+  const events = counter(common.registry, {
     name: "stsfleet_events_total",
     help: "Event records handled, by outcome (created, patched, spam-filtered, rejected, failed, abandoned, stale-epoch).",
     labelNames: ["outcome"],
-    registers: [common.registry],
   });
   return {
     ...createExecutorMetrics(common),
     statusWrites,
     statusWriteDuration,
-    statusConflicts: new Counter({
+    statusConflicts: counter(common.registry, {
       name: "stsfleet_status_conflicts_total",
       help: "409 Conflict answers to /status writes (each is followed by a re-read and another try).",
-      registers: [common.registry],
     }),
-    statusPendingSets: new Gauge({
+    statusPendingSets: gauge(common.registry, {
       name: "stsfleet_status_pending_sets",
       help: "StatefulSets with a status write running or waiting.",
-      registers: [common.registry],
     }),
     events,
-    eventQueueLength: new Gauge({
+    eventQueueLength: gauge(common.registry, {
       name: "stsfleet_event_queue_length",
       help: "Event records waiting to be written.",
-      registers: [common.registry],
     }),
     countStatus(outcome, seconds) {
       statusWrites.inc({ outcome });
