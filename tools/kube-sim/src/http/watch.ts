@@ -58,6 +58,18 @@ interface WatchRequest {
   headers: Record<string, string>;
 }
 
+/**
+ * The JSON line of one event, encoded once and shared by every watcher it is delivered to: fan-out
+ * delivers an event to all watchers before the next event, so a one-slot memo is enough.
+ */
+let memo: { info: ResourceInfo; type: string; entry: StoredEntry; line: Buffer } | undefined;
+function jsonEvent(info: ResourceInfo, type: string, entry: StoredEntry): Buffer {
+  if (memo !== undefined && memo.entry === entry && memo.type === type && memo.info === info) return memo.line;
+  const line = Buffer.from(`{"type":"${type}","object":${viewJson(info, entry.json)}}\n`);
+  memo = { info, type, entry, line };
+  return line;
+}
+
 export function serveWatch(w: WatchRequest): void {
   const { registry, info, opts, res } = w;
   const store = registry.store;
@@ -75,9 +87,9 @@ export function serveWatch(w: WatchRequest): void {
 
   let headersSent = false;
   const now = () => registry.now();
-  const encode = (type: EventType | "BOOKMARK", entry: StoredEntry): string => {
+  const encode = (type: EventType | "BOOKMARK", entry: StoredEntry): string | Buffer => {
+    if (w.rendering === "json") return jsonEvent(info, type, entry);
     const json = viewJson(info, entry.json);
-    if (w.rendering === "json") return `{"type":"${type}","object":${json}}\n`;
     const obj = JSON.parse(json) as KubeObject;
     if (w.rendering === "partial") return `${JSON.stringify({ type, object: partialMetadata(obj) })}\n`;
     const table = toTable(key, [obj], now(), { includeObject: w.includeObject, noHeaders: headersSent });
@@ -95,15 +107,15 @@ export function serveWatch(w: WatchRequest): void {
     for (const t of timers) clearInterval(t);
     untrack();
     if (flushTimer !== undefined) clearTimeout(flushTimer);
-    if (pending !== "") res.write(pending);
-    pending = "";
+    if (pending.length > 0) res.write(Buffer.concat(pending));
+    pending = [];
     res.end();
   };
   const untrack = w.watches.add(close);
   // Coalescing: an event after a quiet period leaves at once; under a burst, a watcher's events leave
   // together at most every coalesceMs, so 100 watchers of a busy resource cost 100 writes per window
   // instead of 100 per event.
-  let pending = "";
+  let pending: Buffer[] = [];
   let lastFlushAt = 0;
   let scheduled = false;
   let flushTimer: NodeJS.Timeout | undefined;
@@ -111,15 +123,15 @@ export function serveWatch(w: WatchRequest): void {
     scheduled = false;
     flushTimer = undefined;
     lastFlushAt = performance.now();
-    if (pending === "" || closed) return;
-    const chunk = pending;
-    pending = "";
-    res.write(chunk);
+    if (pending.length === 0 || closed) return;
+    const chunk = pending.length === 1 ? pending[0] : Buffer.concat(pending);
+    pending = [];
+    res.write(chunk ?? "");
     if (res.writableLength > w.config.maxBufferedBytes) close();
   };
-  const write = (chunk: string) => {
+  const write = (chunk: string | Buffer) => {
     if (closed) return;
-    pending += chunk;
+    pending.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
     if (scheduled) return;
     scheduled = true;
     const wait = lastFlushAt + w.config.coalesceMs - performance.now();
