@@ -1,0 +1,210 @@
+// Runs the active/standby protocol of domain/lease.ts against the `leases` KV bucket: the holder renews by
+// compare-and-set every retry period and stops acting once it has failed to renew for the renew deadline; a standby
+// polls the key and takes over an unchanged lease after a full lease duration on its own monotonic clock.
+import { setTimeout as sleep } from "node:timers/promises";
+import type { KV } from "@nats-io/kv";
+import { assertNever } from "#protocol";
+import type { Logger } from "../../../common/src/logger.ts";
+import { decideStandby, decodeLease, encodeLease, leaderMustStepDown } from "../domain/lease.ts";
+import type { LeaseObservation, StandbyMemory } from "../domain/lease.ts";
+import type { WatcherMetrics } from "../metrics.ts";
+import { isWrongLastSequence } from "./publisher.ts";
+
+export interface LeaseElectorOptions {
+  readonly key: string;
+  readonly holder: string;
+  readonly incarnation: string;
+  readonly leaseDurationMs: number;
+  readonly renewDeadlineMs: number;
+  readonly retryPeriodMs: number;
+}
+
+export interface LeaseCallbacks {
+  onStartedLeading(): void;
+  onStoppedLeading(reason: "lost" | "renew-deadline" | "released"): void;
+}
+
+/** A KV call did not answer before the renew deadline. */
+export class LeaseTimeoutError extends Error {
+  override readonly name = "LeaseTimeoutError";
+}
+
+export class LeaseElector {
+  private readonly kv: KV;
+  private readonly options: LeaseElectorOptions;
+  private readonly callbacks: LeaseCallbacks;
+  private readonly logger: Logger;
+  private readonly metrics: WatcherMetrics;
+  private readonly now: () => number;
+  private readonly wallNow: () => number;
+  private readonly random: () => number;
+  private readonly stopController = new AbortController();
+  private leading = false;
+  private revision = 0;
+  private lastRenewMs = 0;
+  private memory: StandbyMemory | undefined;
+  private observed = false;
+  private running: Promise<void> | undefined;
+
+  constructor(init: {
+    kv: KV;
+    options: LeaseElectorOptions;
+    callbacks: LeaseCallbacks;
+    logger: Logger;
+    metrics: WatcherMetrics;
+    now?: () => number;
+    wallNow?: () => number;
+    random?: () => number;
+  }) {
+    this.kv = init.kv;
+    this.options = init.options;
+    this.callbacks = init.callbacks;
+    this.logger = init.logger.child({ component: "lease", key: init.options.key });
+    this.metrics = init.metrics;
+    this.now = init.now ?? (() => performance.now());
+    this.wallNow = init.wallNow ?? Date.now;
+    this.random = init.random ?? Math.random;
+  }
+
+  get isLeader(): boolean {
+    return this.leading;
+  }
+
+  /** True once the lease has been read (or won) at least once: the watcher knows whether it is active. */
+  get decided(): boolean {
+    return this.observed;
+  }
+
+  start(): void {
+    this.running ??= this.loop();
+  }
+
+  /** Stops the loop; the holder then releases the lease so a standby takes over at once. */
+  async stop(options: { release: boolean }): Promise<void> {
+    this.stopController.abort();
+    await this.running;
+    if (!this.leading) return;
+    this.stepDown("released");
+    if (!options.release) return;
+    try {
+      await this.kv.update(this.options.key, this.record(""), this.revision);
+      this.metrics.leaseTransitions.inc({ transition: "released" });
+      this.logger.info("lease released");
+    } catch (error) {
+      this.logger.warn({ err: error }, "could not release the lease; a standby takes over when it expires");
+    }
+  }
+
+  private record(holder: string): Uint8Array {
+    return encodeLease({
+      holder,
+      incarnation: this.options.incarnation,
+      leaseDurationMs: this.options.leaseDurationMs,
+      renewedAtMs: this.wallNow(),
+    });
+  }
+
+  private async loop(): Promise<void> {
+    const signal = this.stopController.signal;
+    while (!signal.aborted) {
+      try {
+        if (this.leading) await this.renew();
+        else await this.tryAcquire();
+      } catch (error) {
+        this.logger.warn({ err: error, leading: this.leading }, "lease round failed");
+      }
+      const jitter = this.leading ? 1 : 1 + 0.2 * this.random();
+      try {
+        await sleep(this.options.retryPeriodMs * jitter, undefined, { signal });
+      } catch {
+        return;
+      }
+    }
+  }
+
+  /** Bounds a KV call by the time left before the renew deadline. */
+  private async withinDeadline<T>(call: Promise<T>): Promise<T> {
+    const leftMs = Math.max(0, this.options.renewDeadlineMs - (this.now() - this.lastRenewMs));
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new LeaseTimeoutError(`no answer within ${leftMs} ms`)), leftMs);
+    });
+    try {
+      return await Promise.race([call, deadline]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async renew(): Promise<void> {
+    try {
+      this.revision = await this.withinDeadline(this.kv.update(this.options.key, this.record(this.options.holder), this.revision));
+      this.lastRenewMs = this.now();
+    } catch (error) {
+      if (isWrongLastSequence(error)) {
+        this.logger.warn("lease taken over by another watcher");
+        this.stepDown("lost");
+      } else if (leaderMustStepDown(this.lastRenewMs, this.now(), this.options.renewDeadlineMs)) {
+        this.logger.warn({ err: error }, "could not renew the lease before the deadline; stepping down");
+        this.stepDown("renew-deadline");
+      } else {
+        throw error;
+      }
+    }
+  }
+
+  private async tryAcquire(): Promise<void> {
+    const entry = await this.kv.get(this.options.key);
+    const observation: LeaseObservation | undefined = entry
+      ? {
+          revision: entry.revision,
+          deleted: entry.operation !== "PUT",
+          record: entry.operation === "PUT" ? decodeLease(entry.value) : undefined,
+        }
+      : undefined;
+    const decision = decideStandby(observation, this.memory, this.now(), this.options);
+    this.observed = true;
+    try {
+      switch (decision.action) {
+        case "wait":
+          if (this.memory?.revision !== decision.memory.revision) {
+            this.logger.debug({ holder: observation?.record?.holder, revision: decision.memory.revision }, "standing by");
+          }
+          this.memory = decision.memory;
+          return;
+        case "create":
+          this.becomeLeader(await this.kv.create(this.options.key, this.record(this.options.holder)), "created");
+          return;
+        case "acquire":
+          this.becomeLeader(await this.kv.update(this.options.key, this.record(this.options.holder), decision.revision), decision.why);
+          return;
+        default:
+          return assertNever(decision, "lease decision");
+      }
+    } catch (error) {
+      // Another standby won the race for the same revision: keep standing by.
+      if (!isWrongLastSequence(error) && !/exists/i.test(String(error))) throw error;
+      this.memory = undefined;
+    }
+  }
+
+  private becomeLeader(revision: number, why: string): void {
+    this.revision = revision;
+    this.lastRenewMs = this.now();
+    this.memory = undefined;
+    this.leading = true;
+    this.metrics.leader.set(1);
+    this.metrics.leaseTransitions.inc({ transition: "acquired" });
+    this.logger.info({ why, revision }, "lease acquired: this watcher is active");
+    this.callbacks.onStartedLeading();
+  }
+
+  private stepDown(reason: "lost" | "renew-deadline" | "released"): void {
+    if (!this.leading) return;
+    this.leading = false;
+    this.metrics.leader.set(0);
+    if (reason !== "released") this.metrics.leaseTransitions.inc({ transition: "lost" });
+    this.callbacks.onStoppedLeading(reason);
+  }
+}
+

@@ -1,0 +1,274 @@
+// Drains the ledger into K8S_OBJS: one JetStream publish per dirty subject (at most one in flight per subject,
+// `concurrency` in total), each with Nats-Msg-Id, Nats-Expected-Last-Subject-Sequence, K8s-UID, K8s-RV, Op and the
+// W3C trace context of the watch event that caused it. A conflict re-reads the subject and lets the ledger decide
+// again; any other failure pauses the whole pump with backoff (NATS is down for everyone, not for one subject).
+// Also purges old tombstones, by subject and only up to the tombstone's own sequence.
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
+import type { Context, Tracer } from "@opentelemetry/api";
+import { JetStreamApiError } from "@nats-io/jetstream";
+import type { JetStreamClient, JetStreamManager } from "@nats-io/jetstream";
+import { headers } from "@nats-io/transport-node";
+import { HEADERS, OBJECT_KINDS, codecs, injectTraceContext, objectSubjects } from "#protocol";
+import type { KubeObject, ObjectEnvelope } from "#protocol";
+import { backoffDelayMs } from "../../../common/src/backoff.ts";
+import type { BackoffPolicy } from "../../../common/src/backoff.ts";
+import type { Logger } from "../../../common/src/logger.ts";
+import type { PublishCommand } from "../domain/ledger.ts";
+import { parseObjectKey } from "../domain/objects.ts";
+import type { ObjectKey } from "../domain/objects.ts";
+import type { MirrorState } from "../domain/state.ts";
+import type { WatcherMetrics } from "../metrics.ts";
+import { readLastOnSubject } from "./stream-index.ts";
+
+/** JetStream's "wrong last sequence" API error (JSStreamWrongLastSequenceErrF). */
+const WRONG_LAST_SEQUENCE = 10071;
+
+export function isWrongLastSequence(error: unknown): boolean {
+  if (error instanceof JetStreamApiError && error.code === WRONG_LAST_SEQUENCE) return true;
+  return error instanceof Error && /wrong last sequence/i.test(error.message);
+}
+
+/** The OpenTelemetry context of the latest watch event per object, so the publish span continues its trace. */
+export class EventContexts {
+  private readonly contexts = new Map<ObjectKey, { readonly rv: string; readonly context: Context }>();
+
+  set(key: ObjectKey, rv: string, context: Context): void {
+    this.contexts.set(key, { rv, context });
+  }
+
+  /** The context of the event that produced exactly this version, if any. */
+  get(key: ObjectKey, rv: string): Context | undefined {
+    const entry = this.contexts.get(key);
+    return entry?.rv === rv ? entry.context : undefined;
+  }
+
+  delete(key: ObjectKey): void {
+    this.contexts.delete(key);
+  }
+
+  get size(): number {
+    return this.contexts.size;
+  }
+}
+
+export interface PublisherOptions {
+  readonly stream: string;
+  readonly concurrency: number;
+  readonly timeoutMs: number;
+  readonly backoff: BackoffPolicy;
+  readonly tombstoneTtlMs: number;
+  /** Purges at most this many subjects per round. */
+  readonly purgeBatch?: number;
+}
+
+export class Publisher {
+  private readonly js: JetStreamClient;
+  private readonly jsm: JetStreamManager;
+  private readonly state: MirrorState;
+  private readonly metrics: WatcherMetrics;
+  private readonly logger: Logger;
+  private readonly tracer: Tracer;
+  private readonly contexts: EventContexts;
+  private readonly options: PublisherOptions;
+  private readonly wallNow: () => number;
+  private readonly random: () => number;
+  private inflight = 0;
+  private failures = 0;
+  private pausedUntil: NodeJS.Timeout | undefined;
+  private closed = false;
+  private idleWaiters: (() => void)[] = [];
+  private purging = false;
+
+  constructor(init: {
+    js: JetStreamClient;
+    jsm: JetStreamManager;
+    state: MirrorState;
+    metrics: WatcherMetrics;
+    logger: Logger;
+    tracer: Tracer;
+    contexts: EventContexts;
+    options: PublisherOptions;
+    wallNow?: () => number;
+    random?: () => number;
+  }) {
+    this.js = init.js;
+    this.jsm = init.jsm;
+    this.state = init.state;
+    this.metrics = init.metrics;
+    this.logger = init.logger.child({ component: "publisher" });
+    this.tracer = init.tracer;
+    this.contexts = init.contexts;
+    this.options = init.options;
+    this.wallNow = init.wallNow ?? Date.now;
+    this.random = init.random ?? Math.random;
+  }
+
+  get inFlight(): number {
+    return this.inflight;
+  }
+
+  /** Starts as many publishes as the ledger has ready, up to the concurrency limit. Cheap; call after any change. */
+  kick(): void {
+    const ledger = this.state.ledger;
+    while (!this.closed && this.pausedUntil === undefined && this.inflight < this.options.concurrency) {
+      const command = ledger.next();
+      if (!command) break;
+      this.inflight++;
+      void this.send(command);
+    }
+    this.metrics.pendingPublishes.set(ledger.pending);
+    this.notifyIdle();
+  }
+
+  /**
+   * Resolves once nothing is in flight and nothing is owed (or the ledger is inactive), or after `timeoutMs`.
+   * Returns true when idle.
+   */
+  async drain(timeoutMs: number): Promise<boolean> {
+    if (this.isIdle()) return true;
+    let timer: NodeJS.Timeout | undefined;
+    const idle = new Promise<boolean>((resolve) => this.idleWaiters.push(() => resolve(true)));
+    const timeout = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
+    const result = await Promise.race([idle, timeout]);
+    clearTimeout(timer);
+    return result;
+  }
+
+  /** Stops starting publishes; in-flight ones finish. */
+  close(): void {
+    this.closed = true;
+    clearTimeout(this.pausedUntil);
+    this.pausedUntil = undefined;
+  }
+
+  /** One purge round: tombstones older than the TTL, each purged by subject up to its own sequence. */
+  async purgeTombstones(): Promise<number> {
+    if (this.purging || this.closed) return 0;
+    this.purging = true;
+    let purged = 0;
+    try {
+      const ledger = this.state.ledger;
+      const candidates = ledger.purgeCandidates(this.wallNow(), this.options.tombstoneTtlMs, this.options.purgeBatch ?? 1000);
+      for (const { subject, seq } of candidates) {
+        if (this.closed) break;
+        const response = await this.jsm.streams.purge(this.options.stream, { filter: subject, seq: seq + 1 });
+        ledger.purged(subject, seq);
+        purged += response.purged;
+      }
+      if (purged > 0) {
+        this.metrics.tombstonesPurged.inc(purged);
+        this.logger.debug({ purged }, "purged old tombstones");
+      }
+    } finally {
+      this.purging = false;
+    }
+    return purged;
+  }
+
+  private isIdle(): boolean {
+    const ledger = this.state.ledger;
+    return this.inflight === 0 && (this.closed || !ledger.isActive || !ledger.isSynced || ledger.pending === 0);
+  }
+
+  private notifyIdle(): void {
+    if (!this.isIdle() || this.idleWaiters.length === 0) return;
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const wake of waiters) wake();
+  }
+
+  private pause(): void {
+    const delayMs = backoffDelayMs(this.options.backoff, this.failures++, this.random);
+    clearTimeout(this.pausedUntil);
+    this.pausedUntil = setTimeout(() => {
+      this.pausedUntil = undefined;
+      this.kick();
+    }, delayMs);
+  }
+
+  private envelope(command: PublishCommand): ObjectEnvelope | undefined {
+    const { kind, namespace, name } = parseObjectKey(command.key);
+    const identity = { kind: OBJECT_KINDS[kind], namespace, name, uid: command.uid, resourceVersion: command.rv };
+    if (command.op === "DEL") return { type: "object.delete", ...identity };
+    const object = this.state.getByKey(command.key);
+    if (!object || object.uid !== command.uid || object.resourceVersion !== command.rv) return undefined;
+    // parseWatchedObject guaranteed apiVersion, kind and metadata.name/namespace/uid/resourceVersion.
+    return { type: "object.put", ...identity, object: object.body as KubeObject };
+  }
+
+  private async send(command: PublishCommand): Promise<void> {
+    const ledger = this.state.ledger;
+    const { kind, namespace, name } = parseObjectKey(command.key);
+    const parent = this.contexts.get(command.key, command.rv) ?? ROOT_CONTEXT;
+    const span = this.tracer.startSpan(
+      `send ${objectSubjects.template}`,
+      {
+        kind: SpanKind.PRODUCER,
+        attributes: {
+          "messaging.system": "nats",
+          "messaging.operation.name": "send",
+          "messaging.destination.name": command.subject,
+          "messaging.destination.template": objectSubjects.template,
+          "messaging.destination.partition.id": String(command.shard),
+          "messaging.message.id": command.msgId,
+          "k8s.namespace.name": namespace,
+          "stsfleet.object.kind": OBJECT_KINDS[kind],
+          "stsfleet.object.name": name,
+          "stsfleet.object.op": command.op,
+        },
+      },
+      parent,
+    );
+    try {
+      const envelope = this.envelope(command);
+      if (!envelope) {
+        // The mirror moved on since the command was taken; the ledger already wants the newer version.
+        ledger.failed(command);
+        return;
+      }
+      const h = headers();
+      h.set(HEADERS.uid, command.uid);
+      h.set(HEADERS.resourceVersion, command.rv);
+      h.set(HEADERS.op, command.op);
+      injectTraceContext(trace.setSpan(parent, span), h);
+      const ack = await this.js.publish(command.subject, codecs.objectEnvelope.encode(envelope), {
+        msgID: command.msgId,
+        expect: { lastSubjectSequence: command.expectedSeq },
+        headers: h,
+        timeout: this.options.timeoutMs,
+      });
+      const result = ledger.acked(command, { seq: ack.seq, duplicate: ack.duplicate, atMs: this.wallNow() });
+      this.failures = 0;
+      if (result === "stored" && !ack.duplicate) {
+        if (command.op === "PUT") this.metrics.publishedObjects.inc({ kind });
+        else this.metrics.publishedTombstones.inc({ kind });
+      }
+      if (!ledger.hasWork(command.key)) this.contexts.delete(command.key);
+    } catch (error) {
+      span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+      await this.handleFailure(command, error);
+    } finally {
+      span.end();
+      this.inflight--;
+      this.kick();
+    }
+  }
+
+  private async handleFailure(command: PublishCommand, error: unknown): Promise<void> {
+    const ledger = this.state.ledger;
+    if (isWrongLastSequence(error)) {
+      this.metrics.publishConflicts.inc();
+      try {
+        ledger.conflicted(command, await readLastOnSubject(this.jsm, this.options.stream, command.subject));
+        return;
+      } catch (readError) {
+        error = readError;
+      }
+    }
+    ledger.failed(command);
+    const timeout = error instanceof Error && /timeout/i.test(`${error.name} ${error.message}`);
+    this.metrics.publishErrors.inc({ reason: timeout ? "timeout" : "error" });
+    if (this.failures === 0) this.logger.warn({ err: error, subject: command.subject }, "publish failed; backing off");
+    this.pause();
+  }
+}
