@@ -128,7 +128,7 @@ export function createHandler(deps: HttpDeps): (req: IncomingMessage, res: Serve
 }
 
 async function handle(deps: HttpDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const received = microTimestamp();
+  const received = deps.audit === undefined ? "" : microTimestamp();
   const auditID = randomUUID();
   const url = new URL(req.url ?? "/", "http://kube-sim.local");
   const method = req.method ?? "GET";
