@@ -127,14 +127,16 @@ export class Driver {
 
   /**
    * Turns until nothing changes: re-plan right after a turn that wrote; otherwise let the kubelet tick; when the
-   * kubelet is idle too, honour requeueAfterMs by moving the clock; stop when all are idle.
+   * kubelet is idle too, honour requeueAfterMs by moving the clock; stop when all are idle. A failed turn is
+   * retried after a kubelet tick (the world moves on while the controller backs off).
    */
   converge(maxTurns = 500): TurnReport {
     let last: TurnReport | undefined;
     for (let i = 0; i < maxTurns; i++) {
       last = this.turn();
-      if (last.wrote) continue;
-      if (this.tick()) continue;
+      const failed = last.execution.failed !== undefined || last.plan.syncError !== null;
+      if (last.wrote && !failed) continue;
+      if (this.tick() || failed) continue;
       if (last.plan.requeueAfterMs !== null) {
         this.cluster.advance(last.plan.requeueAfterMs);
         continue;
