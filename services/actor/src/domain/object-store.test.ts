@@ -68,6 +68,17 @@ describe("ObjectStore", () => {
     assert.equal(store.snapshot("ns/missing"), undefined);
   });
 
+  it("keeps an object that moved to another owned shard when its old shard publishes a tombstone", () => {
+    const store = new ObjectStore();
+    const orphan = put("Pod", "stray", { metadata: { labels: { app: "db" } } }, "stray-uid");
+    store.apply(1, orphan);
+    store.apply(2, { ...orphan, resourceVersion: "99" });
+    store.apply(1, { type: "object.delete", kind: "Pod", namespace: "ns", name: "stray", uid: "stray-uid", resourceVersion: "99" });
+    assert.ok(store.get("Pod", "ns", "stray"), "still held by shard 2");
+    store.apply(2, { type: "object.delete", kind: "Pod", namespace: "ns", name: "stray", uid: "stray-uid", resourceVersion: "100" });
+    assert.equal(store.get("Pod", "ns", "stray"), undefined);
+  });
+
   it("applies tombstones only for the same incarnation and forgets a dropped shard", () => {
     const store = new ObjectStore();
     store.apply(1, web);

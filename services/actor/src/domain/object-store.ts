@@ -135,9 +135,14 @@ export class ObjectStore {
     const trackKey = `${kind}/${namespace}/${name}`;
     if (envelope.type === "object.delete") {
       if (!previous || previous.uid !== envelope.uid) return { affected: this.affectedBy(kind, namespace, name, previous, undefined), changed: false };
+      this.objectsPerShard.get(shard)?.delete(trackKey);
+      // A tombstone on one shard can mean "routed elsewhere now" (an orphan adopted by a set of another shard):
+      // the object stays while another owned shard still holds it.
+      if (this.heldByOtherShard(trackKey, shard)) {
+        return { affected: this.affectedBy(kind, namespace, name, previous, previous), changed: false };
+      }
       objects.delete(name);
       unindex(index, previous);
-      this.objectsPerShard.get(shard)?.delete(trackKey);
       if (kind === "StatefulSet") this.shardOfSet.delete(setKey(namespace, name));
       return { affected: this.affectedBy(kind, namespace, name, previous, undefined), changed: true };
     }
