@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import { readRepoFile, repoPath } from "./support.ts";
+import { metricNames, readRepoFile, repoPath } from "./support.ts";
 
 const DASHBOARD = "deploy/base/monitoring/dashboards/stsfleet-fleet.json";
 const HISTOGRAM_SUFFIXES = ["_bucket", "_sum", "_count"];
@@ -47,11 +47,6 @@ function registeredMetrics(): Set<string> {
     for (const match of text.matchAll(/\bname:\s*"([a-zA-Z_:][a-zA-Z0-9_:]*)"/g)) if (match[1]) names.add(match[1]);
   }
   return names;
-}
-
-/** Metric names in a PromQL expression: identifiers right before a `{` selector or a `[` range. */
-export function metricNames(expr: string): string[] {
-  return [...expr.matchAll(/([a-zA-Z_:][a-zA-Z0-9_:]*)\s*[{[]/g)].map((m) => m[1] ?? "").filter((name) => name !== "");
 }
 
 function baseName(metric: string, registered: Set<string>): string {

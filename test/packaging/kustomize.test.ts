@@ -4,34 +4,13 @@
 // the actors' PodDisruptionBudget and the ServiceMonitor select what they should.
 import assert from "node:assert/strict";
 import { before, describe, it } from "node:test";
-import { KUBECTL_SKIP, named, ofKind, permissions, renderKustomization, rulesOf, selects } from "./manifests.ts";
+import { EXPECTED_PERMISSIONS, KUBECTL_SKIP, named, ofKind, permissions, renderKustomization, rulesOf, selects } from "./manifests.ts";
 import type { K8sObject, PolicyRule, Selector } from "./manifests.ts";
 import { SERVICES, readRepoFile } from "./support.ts";
 import type { Service } from "./support.ts";
 
 const NAMESPACE = "stsfleet-system";
 const OVERLAYS = ["dev", "prod"] as const;
-
-/**
- * The whole RBAC contract, one line per verb and resource. A service gets exactly these; anything more is a
- * failure. Sources: services/watcher/src/adapters/kube-source.ts (list, watch), services/actor/src/runtime/executor.ts
- * (pods, revisions, the adoption read), services/pvc-provisioner/src/claims.ts, services/status-writer/src/{status,events}.ts.
- */
-const EXPECTED_PERMISSIONS: Record<Service, readonly string[]> = {
-  watcher: ["get", "list", "watch"].flatMap((verb) => [
-    `${verb} apps/statefulsets`,
-    `${verb} apps/controllerrevisions`,
-    `${verb} /pods`,
-    `${verb} /persistentvolumeclaims`,
-  ]),
-  actor: [
-    "get apps/statefulsets",
-    ...["get", "create", "patch", "delete"].map((verb) => `${verb} apps/controllerrevisions`),
-    ...["get", "create", "update", "patch", "delete"].map((verb) => `${verb} /pods`),
-  ],
-  "pvc-provisioner": ["get", "create", "update"].map((verb) => `${verb} /persistentvolumeclaims`),
-  "status-writer": ["get apps/statefulsets", "update apps/statefulsets/status", "create /events", "patch /events"],
-};
 
 const WRITE_VERBS = ["create", "update", "patch", "delete", "deletecollection"];
 

@@ -1,6 +1,28 @@
 // Reading rendered Kubernetes manifests in tests: rendering an overlay with `kubectl kustomize`, label selectors,
 // and the RBAC rules each ServiceAccount ends up with.
 import { findExecutable, parseYamlDocuments, repoPath, run } from "./support.ts";
+import type { Service } from "./support.ts";
+
+/**
+ * The whole RBAC contract, one line per verb and resource. A service gets exactly these; anything more is a
+ * failure. Sources: services/watcher/src/adapters/kube-source.ts (list, watch), services/actor/src/runtime/executor.ts
+ * (pods, revisions, the adoption read), services/pvc-provisioner/src/claims.ts, services/status-writer/src/{status,events}.ts.
+ */
+export const EXPECTED_PERMISSIONS: Record<Service, readonly string[]> = {
+  watcher: ["get", "list", "watch"].flatMap((verb) => [
+    `${verb} apps/statefulsets`,
+    `${verb} apps/controllerrevisions`,
+    `${verb} /pods`,
+    `${verb} /persistentvolumeclaims`,
+  ]),
+  actor: [
+    "get apps/statefulsets",
+    ...["get", "create", "patch", "delete"].map((verb) => `${verb} apps/controllerrevisions`),
+    ...["get", "create", "update", "patch", "delete"].map((verb) => `${verb} /pods`),
+  ],
+  "pvc-provisioner": ["get", "create", "update"].map((verb) => `${verb} /persistentvolumeclaims`),
+  "status-writer": ["get apps/statefulsets", "update apps/statefulsets/status", "create /events", "patch /events"],
+};
 
 export const KUBECTL = findExecutable("kubectl");
 export const KUBECTL_SKIP = KUBECTL

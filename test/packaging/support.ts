@@ -87,3 +87,8 @@ export function parseYamlDocuments(text: string): Record<string, unknown>[] {
 export function testPasswords(): Record<string, string> {
   return Object.fromEntries(SERVICES.map((service) => [passwordVariable(service), `test-${service}-${Math.random().toString(36).slice(2)}`]));
 }
+
+/** Metric names in a PromQL expression: identifiers right before a `{` selector or a `[` range. */
+export function metricNames(expr: string): string[] {
+  return [...expr.matchAll(/([a-zA-Z_:][a-zA-Z0-9_:]*)\s*[{[]/g)].map((m) => m[1] ?? "").filter((name) => name !== "");
+}
