@@ -3,6 +3,7 @@
 import { ConfigError } from "../../common/src/config.ts";
 import { createLogger } from "../../common/src/logger.ts";
 import { createShutdown } from "../../common/src/shutdown.ts";
+import { startTelemetry } from "../../common/src/telemetry.ts";
 import { parseWatcherConfig } from "./config.ts";
 
 async function main(argv: readonly string[]): Promise<void> {
@@ -17,6 +18,7 @@ async function main(argv: readonly string[]): Promise<void> {
     throw error;
   }
   const logger = createLogger({ service: "watcher", instance: config.name, level: config.logLevel, format: config.logFormat });
+  const telemetry = startTelemetry("watcher", config.name);
   const shutdown = createShutdown(logger, config.shutdownTimeoutMs);
   shutdown.installSignalHandlers();
   process.on("unhandledRejection", (reason) => logger.error({ err: reason }, "unhandled promise rejection"));
@@ -24,6 +26,7 @@ async function main(argv: readonly string[]): Promise<void> {
   const { startWatcher } = await import("./watcher.ts");
   const watcher = await startWatcher(config, { logger });
   shutdown.add("watcher", () => watcher.stop());
+  shutdown.add("flush spans", () => telemetry.shutdown());
   logger.info({ metrics: watcher.metricsUrl, probes: watcher.probesUrl }, "watcher running");
 }
 

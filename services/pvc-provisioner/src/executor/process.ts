@@ -16,6 +16,7 @@ import type { OpsServer, ReadinessCheck } from "../../../common/src/ops-server.t
 import { watchShardEpochs } from "../../../common/src/shard-epochs.ts";
 import type { ShardEpochView } from "../../../common/src/shard-epochs.ts";
 import { createShutdown } from "../../../common/src/shutdown.ts";
+import { startTelemetry } from "../../../common/src/telemetry.ts";
 import { provisionTopology } from "../../../common/src/topology.ts";
 import type { Topology } from "../../../common/src/topology.ts";
 import { userAgent } from "../../../common/src/version.ts";
@@ -89,6 +90,7 @@ export async function runExecutorProcess<C extends CommonConfig & { readonly nat
   const { config, service } = options;
   const logger = createLogger({ service, instance: config.name, level: config.logLevel, format: config.logFormat });
   const metrics = createCommonMetrics(service, config.name);
+  const telemetry = startTelemetry(service, config.name);
   const shutdown = createShutdown(logger, config.shutdownTimeoutMs);
   shutdown.installSignalHandlers();
   const stopped = () => shutdown.started;
@@ -140,6 +142,7 @@ export async function runExecutorProcess<C extends CommonConfig & { readonly nat
   shutdown.add("drain NATS", async () => {
     if (!connection.isClosed()) await connection.drain();
   });
+  shutdown.add("flush spans", () => telemetry.shutdown());
   shutdown.add("close ops endpoints", async () => {
     await Promise.all(servers.map((server) => server.close()));
   });
