@@ -2,7 +2,7 @@
 export { plan, maxUnavailableOf } from "./plan.ts";
 export { goJsonMarshal, GoJsonError } from "./gojson.ts";
 export { revisionRaw, templateOfRevision, revisionMatchesTemplate } from "./revisions.ts";
-export { allActions, describeAction } from "./describe.ts";
+export { allActions, describeAction, describePlan } from "./describe.ts";
 export { DEFAULT_PLAN_OPTIONS } from "./types.ts";
 export type {
   ActionEvents,
