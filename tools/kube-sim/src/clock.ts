@@ -12,12 +12,6 @@ export function rfc3339(date: Date): string {
   return `${date.toISOString().slice(0, 19)}Z`;
 }
 
-/** metav1.MicroTime: RFC 3339 with microseconds (the audit log's timestamps). */
-export function rfc3339Micro(date: Date, extraMicros = 0): string {
-  const micros = String(date.getUTCMilliseconds() * 1000 + extraMicros).padStart(6, "0");
-  return `${date.toISOString().slice(0, 19)}.${micros}Z`;
-}
-
 export function newUid(): string {
   return randomUUID();
 }

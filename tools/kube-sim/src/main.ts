@@ -6,7 +6,7 @@ import type { AddressInfo } from "node:net";
 import { dirname } from "node:path";
 import { AuditLog } from "./audit/audit.ts";
 import type { Clock } from "./clock.ts";
-import { newUid, rfc3339, systemClock } from "./clock.ts";
+import { systemClock } from "./clock.ts";
 import { Faults, NO_FAULTS } from "./faults/faults.ts";
 import type { FaultOptions } from "./faults/faults.ts";
 import { GarbageCollector } from "./gc/gc.ts";
@@ -144,5 +144,3 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
   if (kubeconfigPath !== undefined) sim.kubeconfigPath = kubeconfigPath;
   return sim;
 }
-
-export { newUid, rfc3339 };

@@ -4,6 +4,7 @@ import {
   apiResourceList,
   canonicalQuantity,
   canonicalize,
+  parseQuantity,
   convertEvent,
   decodeError,
   invalidStatus as apiInvalidStatus,
@@ -19,7 +20,7 @@ import { PatchError, STRATEGIC_MERGE_STRUCTS, applyPatch, patchTypeFromContentTy
 import type { Cause, KubeObject, Status } from "./types.ts";
 
 export type { ResourceInfo };
-export { RESOURCES, PatchError, STRATEGIC_MERGE_STRUCTS, unsupportedPatchMediaType, apiResourceList, applyPatch, canonicalQuantity, canonicalize, decodeError, needsClusterIP, patchTypeFromContentType, validateCreate, validateUpdate };
+export { RESOURCES, parseQuantity, PatchError, STRATEGIC_MERGE_STRUCTS, unsupportedPatchMediaType, apiResourceList, applyPatch, canonicalQuantity, canonicalize, decodeError, needsClusterIP, patchTypeFromContentType, validateCreate, validateUpdate };
 
 // Thin adapters: api/ speaks plain JSON records; the registry works on KubeObject and Status.
 export function prepareForCreate(info: ResourceInfo, obj: KubeObject): KubeObject {

@@ -200,6 +200,10 @@ describe("kube-sim REST semantics", () => {
       assert.equal(getPath(pv, ["status", "phase"]), "Bound");
       assert.equal(getPath(pv, ["spec", "claimRef", "uid"]), bound.metadata.uid);
       assert.equal(getPath(pv, ["spec", "capacity", "storage"]), "1Gi");
+      const resized = await call("PATCH", "/api/v1/namespaces/default/persistentvolumeclaims/data-0", { spec: { resources: { requests: { storage: "2Gi" } } } }, { "Content-Type": "application/merge-patch+json" });
+      assert.equal(resized.status, 200, JSON.stringify(resized.body));
+      await until("the volume to grow", async () => (getPath((await call("GET", `/api/v1/persistentvolumes/${volume}`)).body, ["spec", "capacity", "storage"]) === "2Gi" ? true : undefined));
+      assert.equal(getPath(sim.registry.tryGet(pvcInfo(), "default", "data-0"), ["status", "capacity", "storage"]), "2Gi");
       await call("DELETE", "/api/v1/namespaces/default/persistentvolumeclaims/data-0");
       await until("claim and volume to go", async () => ((await call("GET", `/api/v1/persistentvolumes/${volume}`)).status === 404 && sim.registry.tryGet(pvcInfo(), "default", "data-0") === undefined ? true : undefined));
     });

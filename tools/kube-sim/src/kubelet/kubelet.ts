@@ -5,7 +5,7 @@ import { rfc3339 } from "../clock.ts";
 import { StatusError } from "../errors.ts";
 import type { Registry } from "../registry/registry.ts";
 import { INTERNAL_WRITE } from "../registry/registry.ts";
-import { RESOURCES, canonicalQuantity, mustFind } from "../resources.ts";
+import { RESOURCES, canonicalQuantity, mustFind, parseQuantity } from "../resources.ts";
 import type { StoreEvent } from "../store/store.ts";
 import type { KubeObject } from "../types.ts";
 import { clone, getPath, isRecord } from "../types.ts";
@@ -347,7 +347,7 @@ export class Kubelet {
     if (claim === undefined || claim.metadata.uid !== uid) return;
     const requested = getPath(claim, ["spec", "resources", "requests", "storage"]);
     const current = getPath(claim, ["status", "capacity", "storage"]);
-    if (typeof requested !== "string" || typeof current !== "string" || quantityBytes(requested) <= quantityBytes(current)) return;
+    if (typeof requested !== "string" || typeof current !== "string" || !quantityGreater(requested, current)) return;
     const pv = this.registry.tryGet(pvInfo, "", String(getPath(claim, ["spec", "volumeName"])));
     if (pv !== undefined) {
       (pv["spec"] as Record<string, unknown>)["capacity"] = { storage: requested };
@@ -373,11 +373,12 @@ export class Kubelet {
   }
 }
 
-const SUFFIX: Record<string, number> = { Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, m: 1e-3, "": 1 };
-
-/** Enough of resource.Quantity to compare storage sizes. */
-export function quantityBytes(q: string): number {
-  const m = /^([0-9.]+)([A-Za-z]*)$/.exec(q.trim());
-  if (m === null) return Number.NaN;
-  return Number(m[1]) * (SUFFIX[m[2] ?? ""] ?? Number.NaN);
+/** Whether quantity `a` is larger than `b` (false when either does not parse). */
+export function quantityGreater(a: string, b: string): boolean {
+  const x = parseQuantity(a);
+  const y = parseQuantity(b);
+  if (!x.ok || !y.ok) return false;
+  const exp = Math.min(x.quantity.exp, y.quantity.exp);
+  const scale = (q: { unscaled: bigint; exp: number }) => q.unscaled * 10n ** BigInt(q.exp - exp);
+  return scale(x.quantity) > scale(y.quantity);
 }

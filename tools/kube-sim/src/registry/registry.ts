@@ -11,7 +11,6 @@ import {
   conflict,
   forbidden,
   gone,
-  methodNotAllowed,
   notFound,
 } from "../errors.ts";
 import { rootModel, unknownFields } from "../openapi/models.ts";
@@ -554,10 +553,6 @@ export class Registry {
   /** Whether DELETE on this type answers with the object rather than a Status. */
   returnsDeletedObject(info: ResourceInfo): boolean {
     return RETURNS_DELETED_OBJECT.has(resourceKey(info));
-  }
-
-  unsupported(): never {
-    throw methodNotAllowed();
   }
 }
 
