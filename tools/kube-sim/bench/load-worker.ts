@@ -103,7 +103,8 @@ async function run(): Promise<LoadResult> {
     else if (res.status >= 400) result.errors++;
   };
   const start = performance.now();
-  await new Promise<void>((resolve) => {
+  if (cfg.rps <= 0) await new Promise((r) => setTimeout(r, cfg.durationMs));
+  else await new Promise<void>((resolve) => {
     const tick = () => {
       const elapsed = performance.now() - start;
       if (elapsed >= cfg.durationMs) {

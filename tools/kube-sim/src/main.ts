@@ -47,7 +47,7 @@ export interface KubeSim {
 
 export const DEFAULT_HISTORY_WINDOW = 10_000;
 export const DEFAULT_BOOKMARK_INTERVAL_MS = 60_000;
-export const DEFAULT_WATCH_COALESCE_MS = 5;
+export const DEFAULT_WATCH_COALESCE_MS = 25;
 /** The bearer token in the kubeconfig the simulator writes; it maps to user kubernetes-admin. */
 export const ADMIN_TOKEN = "kube-sim-admin-token";
 
