@@ -86,6 +86,7 @@ export async function startActor(config: ActorConfig, options: { logger?: Logger
   const shardSignals = new Map<number, AbortController>();
   const synced = new Set<number>();
   const ownership: ShardOwnership = new ShardOwnership({
+    connection: nats.connection,
     members: topology.members,
     shards: topology.shards,
     name: config.name,
@@ -107,6 +108,13 @@ export async function startActor(config: ActorConfig, options: { logger?: Logger
         metrics.handoffs.inc({ direction: "lost" }, shards.length);
         dropShards(shards);
       },
+      async drain(shard) {
+        await intake.close(shard);
+        await system.drain(store.setsInShard(shard));
+      },
+    },
+    onHandoff(event) {
+      metrics.handoffGap(event.kind, event.gapMs);
     },
   });
 
@@ -258,9 +266,10 @@ export async function startActor(config: ActorConfig, options: { logger?: Logger
     stop: () =>
       (stopping ??= (async () => {
         if (resyncTimer) clearTimeout(resyncTimer);
+        // Shard by shard: stop intake, finish its turns, release it, so successors take over while we leave.
+        await ownership.stop({ timeoutMs: Math.max(1_000, config.shutdownTimeoutMs - 2_000) });
         await intake.closeAll();
         await system.stop();
-        await ownership.stop();
         await nats.connection.drain().catch(() => undefined);
         await endpoints.close();
       })()),

@@ -13,6 +13,8 @@ export interface ActorMetrics extends ActorSystemMetrics, TurnMetrics {
   readonly handoffs: Counter<"direction">;
   readonly droppedObjects: (reason: string) => void;
   readonly setsCached: Gauge;
+  /** A shard claimed here: how long it had no acting owner (from the release or death mark to the claim). */
+  readonly handoffGap: (kind: "graceful" | "failover" | "initial", gapMs: number | undefined) => void;
 }
 
 export function createActorMetrics(common: CommonMetrics, maxConcurrentTurns: number): ActorMetrics {
@@ -85,6 +87,13 @@ export function createActorMetrics(common: CommonMetrics, maxConcurrentTurns: nu
     labelNames: ["outcome"],
     registers,
   });
+  const handoffDuration = new Histogram({
+    name: "stsfleet_shard_handoff_duration_seconds",
+    help: "Time a shard had no acting owner before this member claimed it: graceful (from release) or failover (from the previous owner's last write of the record)",
+    labelNames: ["kind"],
+    buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30],
+    registers,
+  });
   const resultOf = (outcome: TurnOutcome["type"]): string =>
     outcome === "done" ? "success" : outcome === "failed" ? "error" : outcome;
 
@@ -121,6 +130,9 @@ export function createActorMetrics(common: CommonMetrics, maxConcurrentTurns: nu
       registers,
     }),
     setsCached: new Gauge({ name: "stsfleet_sets_cached", help: "StatefulSets in this member's cache", registers }),
+    handoffGap(kind, gapMs) {
+      if (gapMs !== undefined && kind !== "initial") handoffDuration.observe({ kind }, gapMs / 1000);
+    },
     droppedObjects(reason) {
       common.droppedMessages.inc({ subject: "k8s.{shard}.{kind}.{namespace}.{name}", reason });
     },

@@ -70,6 +70,8 @@ interface ActorState {
   timerAtMs: number;
   readonly expectations: PendingExpectations;
   lastActiveMs: number;
+  /** Resolved when the running turn ends (drain). */
+  onIdle: (() => void)[];
 }
 
 export class ActorSystem {
@@ -114,6 +116,20 @@ export class ActorSystem {
     }
   }
 
+  /** Discards pending work of these sets and resolves once none of them has a turn running. */
+  async drain(keys: readonly SetKey[]): Promise<void> {
+    const running: Promise<void>[] = [];
+    for (const key of keys) {
+      const state = this.actors.get(key);
+      if (!state) continue;
+      state.dirty = false;
+      state.reasons.clear();
+      if (state.running) running.push(new Promise<void>((resolve) => state.onIdle.push(resolve)));
+    }
+    this.forget(keys);
+    await Promise.all(running);
+  }
+
   stats(): { actors: number; queued: number; running: number } {
     return { actors: this.actors.size, queued: this.ready.length, running: this.running };
   }
@@ -145,6 +161,7 @@ export class ActorSystem {
         timerAtMs: 0,
         expectations: new PendingExpectations(),
         lastActiveMs: this.now(),
+        onIdle: [],
       };
       this.actors.set(key, state);
     }
@@ -236,6 +253,7 @@ export class ActorSystem {
   private finish(state: ActorState, outcome: TurnOutcome, startedMs: number): void {
     state.running = false;
     this.running--;
+    for (const resolve of state.onIdle.splice(0)) resolve();
     const now = this.now();
     state.lastActiveMs = now;
     this.options.metrics?.turnFinished?.(outcome.type, (now - startedMs) / 1000);

@@ -1,14 +1,26 @@
-// Shard ownership through NATS KV with compare-and-set only. This member keeps a member record alive in bucket
-// `members` and claims shards in bucket `shards`; the KV revision of `s.<shard>` at claim time is the shard's
-// epoch, carried by every command. A shard is claimed only when it has no owner, was released, or its owner is
-// known not to be alive (missing or dead member record, or an earlier incarnation of this member).
-// Self-fencing: this member acts only while its last successful renew was sent less than renewDeadlineMs ago.
+// Fleet membership and shard ownership through NATS KV, compare-and-set only (docs/adr/0070-fleet-ownership.md).
+//
+// - Each member keeps `m.<name>` alive in bucket `members` (CAS renew every retryPeriodMs) and answers probes on
+//   `fleet.probe.<name>`; it subscribes before it announces itself.
+// - Desired owners come from rendezvous hashing with a load cap over the alive members; moves between live members
+//   wait until membership has been stable for stableAfterMs.
+// - A shard moves only by handshake: the owner drains it and writes `released`, then the desired owner claims it.
+//   A shard of a dead member is claimed directly. The KV revision of `s.<shard>` at claim time is the epoch.
+// - A member is dead when it is marked dead by CAS on the revision an observer saw: after leaseDurationMs without a
+//   renewal on the observer's own clock (paused while disconnected), or at once when a probe gets "no responders"
+//   (its NATS connection is gone, so it cannot append to intent logs and cannot write).
+// - Self-fencing: a member acts on a shard only while its last successful renew was sent less than renewDeadlineMs
+//   ago; when that lapses, it drops every shard and aborts in-flight work.
 import { randomUUID } from "node:crypto";
 import type { KV, KvEntry } from "@nats-io/kv";
-import { ALL_SHARDS, codecs, memberKeys, shardKeys } from "#protocol";
+import type { NatsConnection, Subscription } from "@nats-io/transport-node";
+import { errors as natsErrors } from "@nats-io/transport-node";
+import { ALL_SHARDS, codecs, memberKeys, probeSubjects, shardKeys } from "#protocol";
 import type { MemberRecord, ShardRecord } from "#protocol";
 import type { Logger } from "../../../common/src/logger.ts";
 import { VERSION } from "../../../common/src/version.ts";
+import { desiredAssignment } from "../domain/assignment.ts";
+import { LivenessObserver } from "../domain/liveness.ts";
 
 export interface LeaseProfile {
   readonly leaseDurationMs: number;
@@ -27,70 +39,108 @@ export interface OwnershipListener {
   gained(shards: ReadonlyMap<number, number>): void;
   /** Shards this member must stop acting on at once. */
   lost(shards: readonly number[]): void;
+  /** Before a graceful release: stop intake and wait for in-flight turns of the shard's sets. */
+  drain(shard: number): Promise<void>;
 }
 
+export interface FleetTimings {
+  /** Membership must be unchanged this long before shards move between live members. */
+  readonly stableAfterMs: number;
+  readonly probeIntervalMs: number;
+  readonly probeTimeoutMs: number;
+  /** After this member reconnects to NATS, probe failures prove nothing for this long (peers reconnect too). */
+  readonly probeGraceAfterReconnectMs: number;
+  /** Any live member may claim a dead member's shard that its desired owner has not claimed after this long. */
+  readonly orphanClaimAfterMs: number;
+  /** At most this many shards are being drained and released by this member at once. */
+  readonly maxConcurrentReleases: number;
+}
+
+export const DEFAULT_FLEET_TIMINGS: FleetTimings = {
+  stableAfterMs: 3_000,
+  probeIntervalMs: 250,
+  probeTimeoutMs: 1_000,
+  probeGraceAfterReconnectMs: 3_000,
+  orphanClaimAfterMs: 5_000,
+  maxConcurrentReleases: 32,
+};
+
 export interface OwnershipOptions {
+  readonly connection: NatsConnection;
   readonly members: KV;
   readonly shards: KV;
   readonly name: string;
   readonly profile: LeaseProfile;
+  readonly timings?: Partial<FleetTimings>;
   readonly logger: Logger;
   readonly listener: OwnershipListener;
-  /** Which shards to try to own (all of them for a single-member fleet). */
-  readonly desiredShards?: () => readonly number[];
+  /** Monotonic clock in ms. */
   readonly now?: () => number;
+  /** Observes handoffs (for metrics): a shard claimed here, and how long it had no acting owner. */
+  readonly onHandoff?: (event: { shard: number; kind: "graceful" | "failover" | "initial"; gapMs: number | undefined }) => void;
 }
 
-function decodeMember(entry: KvEntry | null): MemberRecord | undefined {
+function decode<T>(entry: KvEntry | null | undefined, decoder: (bytes: Uint8Array) => T): T | undefined {
   if (!entry || entry.operation !== "PUT") return undefined;
   try {
-    return codecs.memberRecord.decode(entry.value);
+    return decoder(entry.value);
   } catch {
     return undefined;
   }
 }
 
-function decodeShard(entry: KvEntry | null): ShardRecord | undefined {
-  if (!entry || entry.operation !== "PUT") return undefined;
-  try {
-    return codecs.shardRecord.decode(entry.value);
-  } catch {
-    return undefined;
-  }
+interface MemberView {
+  record: MemberRecord | undefined;
+  revision: number;
+  writtenAtMs: number;
+}
+
+interface ShardView {
+  record: ShardRecord | undefined;
+  revision: number;
+  /** Wall time of the KV write, for handoff gap measurements. */
+  writtenAtMs: number;
+  /** Monotonic time this member first saw the shard without a live owner. */
+  orphanSinceMs: number | undefined;
 }
 
 export class ShardOwnership {
-  readonly incarnation = randomUUID();
+  private currentIncarnation = randomUUID();
   private readonly owned = new Map<number, number>();
+  private readonly releasing = new Set<number>();
+  private readonly memberViews = new Map<string, MemberView>();
+  private readonly shardViews = new Map<number, ShardView>();
+  private readonly liveness = new LivenessObserver();
+  private readonly options: OwnershipOptions;
+  private readonly timings: FleetTimings;
+  private readonly now: () => number;
+  private readonly startedAtMs = Date.now();
   private memberRevision = 0;
   private lastRenewSentMs = 0;
-  private timer: NodeJS.Timeout | undefined;
+  private leaving = false;
   private stopped = false;
-  private readonly options: OwnershipOptions;
-  private readonly now: () => number;
-  private readonly startedAtMs: number;
+  private aliveSetKey = "";
+  private aliveSinceMs = 0;
+  private reconnectedAtMs = 0;
+  private timers: NodeJS.Timeout[] = [];
+  private probeSubscription: Subscription | undefined;
+  private watchStops: (() => void)[] = [];
+  private reconciling = false;
+  private reconcileAgain = false;
 
   constructor(options: OwnershipOptions) {
     this.options = options;
+    this.timings = { ...DEFAULT_FLEET_TIMINGS, ...options.timings };
     this.now = options.now ?? (() => performance.now());
-    this.startedAtMs = Date.now();
   }
 
-  private record(state: MemberRecord["state"]): Uint8Array {
-    return codecs.memberRecord.encode({
-      type: "member",
-      name: this.options.name,
-      incarnation: this.incarnation,
-      state,
-      leaseDurationMs: this.options.profile.leaseDurationMs,
-      renewDeadlineMs: this.options.profile.renewDeadlineMs,
-      retryPeriodMs: this.options.profile.retryPeriodMs,
-      version: VERSION,
-      startedAtMs: this.startedAtMs,
-    });
+  // --- queries -------------------------------------------------------------------------------------------------
+
+  /** New for every join; a member declared dead re-joins under a new incarnation, never the old one. */
+  get incarnation(): string {
+    return this.currentIncarnation;
   }
 
-  /** The epoch of an owned shard, undefined if not owned. */
   epochOf(shard: number): number | undefined {
     return this.owned.get(shard);
   }
@@ -105,134 +155,396 @@ export class ShardOwnership {
   }
 
   canAct(shard: number, epoch: number): boolean {
-    return !this.stopped && this.owned.get(shard) === epoch && this.leaseFresh();
+    return !this.stopped && !this.releasing.has(shard) && this.owned.get(shard) === epoch && this.leaseFresh();
   }
 
+  /** Alive members as this member sees them. */
+  aliveMembers(): string[] {
+    const alive: string[] = [];
+    for (const [name, view] of this.memberViews) if (view.record?.state === "alive") alive.push(name);
+    return alive.sort();
+  }
+
+  // --- lifecycle -----------------------------------------------------------------------------------------------
+
   async start(): Promise<void> {
+    // Answer probes before anyone can see us, or a peer's first probe would declare us dead.
+    this.probeSubscription = this.options.connection.subscribe(probeSubjects.build(this.options.name), {
+      callback: (_error, message) => {
+        message.respond(
+          codecs.probeAck.encode({
+            type: "probe.ack",
+            member: this.options.name,
+            incarnation: this.incarnation,
+            state: this.leaving ? "leaving" : "alive",
+          }),
+        );
+      },
+    });
+    await this.options.connection.flush();
     await this.join();
-    await this.claimShards();
-    this.schedule();
+    await this.startWatches();
+    this.watchConnection();
+    this.every(this.options.profile.retryPeriodMs, () => this.renew());
+    this.every(this.timings.probeIntervalMs, () => this.probePeers());
+    this.every(Math.min(250, this.options.profile.retryPeriodMs), () => this.checkLease());
+    await this.reconcile();
+  }
+
+  private every(periodMs: number, task: () => Promise<void> | void): void {
+    let running = false;
+    const timer = setInterval(() => {
+      if (running || this.stopped) return;
+      running = true;
+      void Promise.resolve()
+        .then(task)
+        .catch((error: unknown) => this.options.logger.warn({ err: error }, "ownership task failed"))
+        .finally(() => (running = false));
+    }, periodMs);
+    timer.unref();
+    this.timers.push(timer);
+  }
+
+  private memberRecord(state: MemberRecord["state"]): Uint8Array {
+    return codecs.memberRecord.encode({
+      type: "member",
+      name: this.options.name,
+      incarnation: this.incarnation,
+      state,
+      leaseDurationMs: this.options.profile.leaseDurationMs,
+      renewDeadlineMs: this.options.profile.renewDeadlineMs,
+      retryPeriodMs: this.options.profile.retryPeriodMs,
+      version: VERSION,
+      startedAtMs: this.startedAtMs,
+    });
   }
 
   private async join(): Promise<void> {
     const key = memberKeys.build(this.options.name);
     const sentMs = this.now();
     const existing = await this.options.members.get(key);
-    this.memberRevision =
-      existing && existing.operation === "PUT"
-        ? await this.options.members.update(key, this.record("alive"), existing.revision)
-        : await this.options.members.create(key, this.record("alive"));
+    this.memberRevision = existing
+      ? await this.options.members.update(key, this.memberRecord("alive"), existing.revision)
+      : await this.options.members.create(key, this.memberRecord("alive"));
     this.lastRenewSentMs = sentMs;
     this.options.logger.info({ incarnation: this.incarnation }, "joined the fleet");
   }
 
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      void this.tick().finally(() => this.schedule());
-    }, this.options.profile.retryPeriodMs);
+  private async startWatches(): Promise<void> {
+    const memberWatch = await this.options.members.watch({ key: "m.*" });
+    const shardWatch = await this.options.shards.watch({ key: "s.*" });
+    this.watchStops.push(() => memberWatch.stop(), () => shardWatch.stop());
+    let membersLoaded = (await this.options.members.status()).values === 0;
+    let shardsLoaded = (await this.options.shards.status()).values === 0;
+    const loaded = new Promise<void>((resolve) => {
+      const check = () => membersLoaded && shardsLoaded && resolve();
+      check();
+      void (async () => {
+        for await (const entry of memberWatch) {
+          this.onMemberEntry(entry);
+          if (entry.delta === 0) membersLoaded = true;
+          check();
+        }
+      })();
+      void (async () => {
+        for await (const entry of shardWatch) {
+          this.onShardEntry(entry);
+          if (entry.delta === 0) shardsLoaded = true;
+          check();
+        }
+      })();
+    });
+    await Promise.race([loaded, new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
   }
 
-  private async tick(): Promise<void> {
+  private onMemberEntry(entry: KvEntry): void {
+    let name: string;
+    try {
+      name = memberKeys.parse(entry.key);
+    } catch {
+      return;
+    }
+    const record = decode(entry, (bytes) => codecs.memberRecord.decode(bytes));
+    this.memberViews.set(name, { record, revision: entry.revision, writtenAtMs: entry.created.getTime() });
+    if (name !== this.options.name) {
+      if (record && record.state !== "dead") this.liveness.observe(name, entry.revision, this.now());
+      else this.liveness.forget(name);
+    }
+    this.scheduleReconcile();
+  }
+
+  private onShardEntry(entry: KvEntry): void {
+    let shard: number;
+    try {
+      shard = shardKeys.parse(entry.key);
+    } catch {
+      return;
+    }
+    const record = decode(entry, (bytes) => codecs.shardRecord.decode(bytes));
+    const previous = this.shardViews.get(shard);
+    if (previous && previous.revision > entry.revision) return;
+    this.shardViews.set(shard, {
+      record,
+      revision: entry.revision,
+      writtenAtMs: entry.created.getTime(),
+      orphanSinceMs: previous?.orphanSinceMs,
+    });
+    // Someone else now holds a shard we think we own: we were fenced (marked dead, or a race we lost).
+    const ours = this.owned.get(shard);
+    if (ours !== undefined && entry.revision > ours && !(record?.owner === this.options.name && record.incarnation === this.incarnation)) {
+      this.options.logger.warn({ shard, ours, theirs: entry.revision, owner: record?.owner }, "shard taken over; dropping it");
+      this.owned.delete(shard);
+      this.options.listener.lost([shard]);
+    }
+    this.scheduleReconcile();
+  }
+
+  private watchConnection(): void {
+    void (async () => {
+      for await (const status of this.options.connection.status()) {
+        if (status.type === "disconnect") this.liveness.disconnect();
+        if (status.type === "reconnect") {
+          this.reconnectedAtMs = this.now();
+          this.liveness.reconnect(this.reconnectedAtMs);
+          void this.renew();
+        }
+      }
+    })();
+  }
+
+  // --- periodic work -------------------------------------------------------------------------------------------
+
+  private async renew(): Promise<void> {
+    if (this.stopped) return;
     const key = memberKeys.build(this.options.name);
     const sentMs = this.now();
     try {
-      this.memberRevision = await this.options.members.update(key, this.record("alive"), this.memberRevision);
+      this.memberRevision = await this.options.members.update(key, this.memberRecord(this.leaving ? "leaving" : "alive"), this.memberRevision);
       this.lastRenewSentMs = sentMs;
     } catch (error) {
-      const current = decodeMember(await this.options.members.get(key).catch(() => null));
-      if (current && current.incarnation !== this.incarnation) {
-        // Someone declared us dead or another process took our name: never "un-die"; drop everything and re-join.
-        this.options.logger.error({ err: error }, "member record taken over; dropping all shards and re-joining");
+      const current = decode(await this.options.members.get(key).catch(() => null), (b) => codecs.memberRecord.decode(b));
+      if (current && (current.incarnation !== this.incarnation || current.state === "dead")) {
+        // Declared dead (or our name taken): never "un-die". Drop everything, re-join as a new incarnation.
+        this.options.logger.error({ err: error }, "this member was declared dead; dropping all shards and re-joining");
         this.loseAll();
-        try {
-          await this.join();
-        } catch (joinError) {
-          this.options.logger.error({ err: joinError }, "re-join failed");
-          return;
-        }
+        this.currentIncarnation = randomUUID();
+        await this.join().catch((joinError: unknown) => this.options.logger.error({ err: joinError }, "re-join failed"));
       } else {
         this.options.logger.warn({ err: error }, "lease renew failed");
-        if (!this.leaseFresh()) this.loseAll();
-        return;
       }
+      return;
     }
-    await this.claimShards();
+    this.scheduleReconcile();
+  }
+
+  private checkLease(): void {
+    if (this.owned.size > 0 && !this.leaseFresh()) {
+      this.options.logger.error(
+        { sinceRenewMs: Math.round(this.now() - this.lastRenewSentMs), renewDeadlineMs: this.options.profile.renewDeadlineMs },
+        "lease renew deadline passed; self-fencing (dropping all shards)",
+      );
+      this.loseAll();
+    }
   }
 
   private loseAll(): void {
     if (this.owned.size === 0) return;
     const lost = [...this.owned.keys()];
     this.owned.clear();
+    this.releasing.clear();
     this.options.listener.lost(lost);
   }
 
-  private async ownerIsAlive(owner: string, incarnation: string): Promise<boolean> {
-    if (owner === this.options.name) return incarnation === this.incarnation;
-    const record = decodeMember(await this.options.members.get(memberKeys.build(owner)));
-    return record !== undefined && record.state !== "dead" && record.incarnation === incarnation;
+  private async probePeers(): Promise<void> {
+    if (this.leaving || !this.leaseFresh()) return;
+    const graceOver = this.now() - this.reconnectedAtMs >= this.timings.probeGraceAfterReconnectMs;
+    const peers = [...this.memberViews].filter(([name, view]) => name !== this.options.name && view.record && view.record.state !== "dead");
+    await Promise.all(
+      peers.map(async ([name, view]) => {
+        try {
+          await this.options.connection.request(
+            probeSubjects.build(name),
+            codecs.probe.encode({ type: "probe", from: this.options.name, incarnation: this.incarnation, sentAtMs: Date.now() }),
+            { timeout: this.timings.probeTimeoutMs },
+          );
+        } catch (error) {
+          // Only "no responders" is proof: the member's connection (and with it its subscription) is gone.
+          // A timeout may be a paused or slow peer; the lease path decides those.
+          if (graceOver && error instanceof natsErrors.NoRespondersError) {
+            await this.markDead(name, view.revision, "probe: no responders");
+          }
+        }
+      }),
+    );
+    const expired = this.liveness.expired(this.now(), this.options.profile.leaseDurationMs);
+    for (const { member, revision } of expired) await this.markDead(member, revision, "lease expired");
   }
 
-  /** Claims every desired shard that is free; reports gains in one batch. */
-  async claimShards(): Promise<void> {
-    if (this.stopped || !this.leaseFresh()) return;
-    const desired = this.options.desiredShards?.() ?? ALL_SHARDS;
+  private async markDead(member: string, observedRevision: number, why: string): Promise<void> {
+    const view = this.memberViews.get(member);
+    if (!view?.record || view.record.state === "dead" || view.revision !== observedRevision) return;
+    const dead: MemberRecord = { ...view.record, state: "dead" };
+    try {
+      await this.options.members.update(memberKeys.build(member), codecs.memberRecord.encode(dead), observedRevision);
+      this.options.logger.warn({ member, why }, "declared member dead");
+      this.liveness.forget(member);
+    } catch {
+      // It renewed in the meantime (alive after all) or another peer marked it first.
+    }
+  }
+
+  // --- ownership decisions -------------------------------------------------------------------------------------
+
+  private scheduleReconcile(): void {
+    if (this.reconciling) {
+      this.reconcileAgain = true;
+      return;
+    }
+    void this.reconcile();
+  }
+
+  private ownerIsDead(record: ShardRecord): boolean {
+    if (record.owner === this.options.name) return record.incarnation !== this.incarnation;
+    const owner = this.memberViews.get(record.owner)?.record;
+    return !owner || owner.state === "dead" || owner.incarnation !== record.incarnation;
+  }
+
+  private async reconcile(): Promise<void> {
+    if (this.stopped) return;
+    this.reconciling = true;
+    try {
+      do {
+        this.reconcileAgain = false;
+        await this.reconcileOnce();
+      } while (this.reconcileAgain && !this.stopped);
+    } finally {
+      this.reconciling = false;
+    }
+  }
+
+  private async reconcileOnce(): Promise<void> {
+    if (!this.leaseFresh()) return;
+    const now = this.now();
+    const alive = this.aliveMembers();
+    if (!this.leaving && !alive.includes(this.options.name)) alive.push(this.options.name);
+    const aliveKey = alive.join(",");
+    if (aliveKey !== this.aliveSetKey) {
+      this.aliveSetKey = aliveKey;
+      this.aliveSinceMs = now;
+      setTimeout(() => this.scheduleReconcile(), this.timings.stableAfterMs + 10).unref();
+    }
+    const stable = now - this.aliveSinceMs >= this.timings.stableAfterMs;
+    const desired = desiredAssignment(alive.filter((m) => !(this.leaving && m === this.options.name)));
+
+    const claims: { shard: number; view: ShardView | undefined }[] = [];
+    const releases: number[] = [];
+    for (const shard of ALL_SHARDS) {
+      const view = this.shardViews.get(shard);
+      const want = desired.get(shard);
+      if (this.owned.has(shard)) {
+        if (this.releasing.has(shard)) continue;
+        if (this.leaving || (stable && want !== undefined && want !== this.options.name)) releases.push(shard);
+        continue;
+      }
+      if (this.leaving) continue;
+      const record = view?.record;
+      const mine = record?.owner === this.options.name && record.incarnation === this.incarnation;
+      const free = !record || record.state === "released" || mine || this.ownerIsDead(record);
+      if (!free) {
+        if (view) view.orphanSinceMs = undefined;
+        continue;
+      }
+      if (view && view.orphanSinceMs === undefined) view.orphanSinceMs = now;
+      const orphanLong = view?.orphanSinceMs !== undefined && now - view.orphanSinceMs >= this.timings.orphanClaimAfterMs;
+      const desiredOwnerAlive = want !== undefined && alive.includes(want);
+      if (mine || want === this.options.name || orphanLong || !desiredOwnerAlive) claims.push({ shard, view });
+    }
+
+    if (claims.length > 0) await this.claim(claims);
+    const budget = this.timings.maxConcurrentReleases - this.releasing.size;
+    for (const shard of releases.slice(0, Math.max(0, budget))) void this.release(shard);
+  }
+
+  private async claim(claims: readonly { shard: number; view: ShardView | undefined }[]): Promise<void> {
     const gained = new Map<number, number>();
-    const value = (state: ShardRecord["state"], shard: number) =>
-      codecs.shardRecord.encode({ type: "shard", shard, owner: this.options.name, incarnation: this.incarnation, state });
     await Promise.all(
-      desired
-        .filter((shard) => !this.owned.has(shard))
-        .map(async (shard) => {
-          const key = shardKeys.build(shard);
-          try {
-            const entry = await this.options.shards.get(key);
-            const record = decodeShard(entry);
-            let epoch: number;
-            if (!entry || entry.operation !== "PUT") {
-              epoch = entry ? await this.options.shards.update(key, value("owned", shard), entry.revision) : await this.options.shards.create(key, value("owned", shard));
-            } else if (
-              !record ||
-              record.state === "released" ||
-              !(await this.ownerIsAlive(record.owner, record.incarnation))
-            ) {
-              epoch = await this.options.shards.update(key, value("owned", shard), entry.revision);
-            } else {
-              return; // a live owner keeps it until it releases
-            }
-            gained.set(shard, epoch);
-          } catch (error) {
-            this.options.logger.debug({ shard, err: error }, "claim lost a race");
+      claims.map(async ({ shard, view }) => {
+        const key = shardKeys.build(shard);
+        const record = view?.record;
+        try {
+          let epoch: number;
+          if (record && record.owner === this.options.name && record.incarnation === this.incarnation && view) {
+            epoch = view.revision; // already ours (e.g. after a lease lapse that nobody exploited)
+          } else {
+            const value = codecs.shardRecord.encode({
+              type: "shard",
+              shard,
+              owner: this.options.name,
+              incarnation: this.incarnation,
+              state: "owned",
+            });
+            epoch = view ? await this.options.shards.update(key, value, view.revision) : await this.options.shards.create(key, value);
           }
-        }),
+          gained.set(shard, epoch);
+          const kind = !record ? "initial" : record.state === "released" ? "graceful" : "failover";
+          // Graceful: since the release. Failover: since the previous owner was declared dead (if we saw that).
+          const previousOwner = record ? this.memberViews.get(record.owner) : undefined;
+          const since =
+            kind === "graceful" ? view?.writtenAtMs : previousOwner?.record?.state === "dead" ? previousOwner.writtenAtMs : undefined;
+          this.options.onHandoff?.({ shard, kind, gapMs: since === undefined ? undefined : Math.max(0, Date.now() - since) });
+        } catch {
+          // Lost a compare-and-set race; the watch shows the winner and the next reconcile decides again.
+        }
+      }),
     );
     if (gained.size === 0) return;
     for (const [shard, epoch] of gained) this.owned.set(shard, epoch);
-    this.options.logger.info({ shards: gained.size, owned: this.owned.size }, "claimed shards");
+    this.options.logger.info({ claimed: gained.size, owned: this.owned.size }, "claimed shards");
     this.options.listener.gained(gained);
   }
 
-  /** Graceful leave: release every shard (compare-and-set on the claim revision), then mark the member record. */
-  async stop(): Promise<void> {
+  private async release(shard: number): Promise<void> {
+    const epoch = this.owned.get(shard);
+    if (epoch === undefined) return;
+    this.releasing.add(shard);
+    try {
+      await this.options.listener.drain(shard);
+      this.owned.delete(shard);
+      this.options.listener.lost([shard]);
+      const released = codecs.shardRecord.encode({
+        type: "shard",
+        shard,
+        owner: this.options.name,
+        incarnation: this.incarnation,
+        state: "released",
+      });
+      await this.options.shards.update(shardKeys.build(shard), released, epoch);
+    } catch (error) {
+      this.options.logger.warn({ shard, err: error }, "release failed");
+    } finally {
+      this.releasing.delete(shard);
+      this.scheduleReconcile();
+    }
+  }
+
+  /** Graceful leave: announce `leaving`, release every shard (drained first), then mark the record dead. */
+  async stop(options: { timeoutMs?: number } = {}): Promise<void> {
+    if (this.stopped) return;
+    this.leaving = true;
+    await this.renew().catch(() => undefined);
+    const deadline = this.now() + (options.timeoutMs ?? 10_000);
+    const shards = [...this.owned.keys()];
+    await Promise.race([
+      Promise.all(shards.map((shard) => this.release(shard))),
+      new Promise((resolve) => setTimeout(resolve, Math.max(0, deadline - this.now())).unref()),
+    ]);
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    const owned = [...this.owned];
-    this.owned.clear();
-    this.options.listener.lost(owned.map(([shard]) => shard));
-    await Promise.all(
-      owned.map(async ([shard, epoch]) => {
-        const released = codecs.shardRecord.encode({
-          type: "shard",
-          shard,
-          owner: this.options.name,
-          incarnation: this.incarnation,
-          state: "released",
-        });
-        await this.options.shards.update(shardKeys.build(shard), released, epoch).catch(() => undefined);
-      }),
-    );
+    for (const timer of this.timers) clearInterval(timer);
+    for (const stop of this.watchStops) stop();
+    this.probeSubscription?.unsubscribe();
+    this.loseAll();
     await this.options.members
-      .update(memberKeys.build(this.options.name), this.record("dead"), this.memberRevision)
+      .update(memberKeys.build(this.options.name), this.memberRecord("dead"), this.memberRevision)
       .catch(() => undefined);
   }
 }

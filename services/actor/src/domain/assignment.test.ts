@@ -1,0 +1,55 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import fc from "fast-check";
+import { desiredAssignment } from "./assignment.ts";
+
+function loads(assignment: Map<number, string>): Map<string, number> {
+  const result = new Map<string, number>();
+  for (const member of assignment.values()) result.set(member, (result.get(member) ?? 0) + 1);
+  return result;
+}
+
+const memberNames = fc.uniqueArray(fc.stringMatching(/^actor-[a-z0-9]{1,8}$/), { minLength: 1, maxLength: 8 });
+
+describe("desiredAssignment (rendezvous hashing with a load cap)", () => {
+  it("assigns every shard, identically for any member order, within the cap", () => {
+    fc.assert(
+      fc.property(memberNames, (members) => {
+        const a = desiredAssignment(members);
+        const b = desiredAssignment([...members].reverse());
+        assert.equal(a.size, 256);
+        assert.deepEqual([...a], [...b]);
+        const cap = Math.ceil((1.15 * 256) / members.length);
+        for (const load of loads(a).values()) assert.ok(load <= cap, `load ${load} > cap ${cap}`);
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it("moves about P/N shards when a member joins, and only to the new member", () => {
+    fc.assert(
+      fc.property(memberNames, fc.stringMatching(/^new-[a-z0-9]{1,8}$/), (members, joiner) => {
+        const before = desiredAssignment(members);
+        const after = desiredAssignment([...members, joiner]);
+        let moved = 0;
+        let movedElsewhere = 0;
+        for (const [shard, owner] of before) {
+          const next = after.get(shard);
+          if (next === owner) continue;
+          moved++;
+          if (next !== joiner) movedElsewhere++;
+        }
+        const fair = 256 / (members.length + 1);
+        assert.ok(moved <= fair * 1.6 + 8, `moved ${moved}, fair share ${fair.toFixed(1)}`);
+        // The cap can push a few shards between old members; it must stay a small minority of the moves.
+        assert.ok(movedElsewhere <= Math.max(8, moved * 0.35), `moved ${movedElsewhere} of ${moved} between old members`);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it("is empty without members and gives everything to a single member", () => {
+    assert.equal(desiredAssignment([]).size, 0);
+    assert.deepEqual([...loads(desiredAssignment(["solo"]))], [["solo", 256]]);
+  });
+});

@@ -1,0 +1,131 @@
+// Fleet ownership against a real nats-server: members as separate NATS connections in one process (the chaos
+// tests under test/fleet/ use separate processes, SIGKILL and SIGSTOP).
+import assert from "node:assert/strict";
+import { setTimeout as sleep } from "node:timers/promises";
+import { after, describe, it } from "node:test";
+import { connect } from "@nats-io/transport-node";
+import { codecs, memberKeys, probeSubjects, shardKeys } from "#protocol";
+import { useNatsServer } from "../../../../test/support/nats.ts";
+import { createLogger } from "../../../common/src/logger.ts";
+import { provisionTopology } from "../../../common/src/topology.ts";
+import { ShardOwnership } from "./ownership.ts";
+import type { FleetTimings, LeaseProfile } from "./ownership.ts";
+
+const logger = createLogger({ service: "test", instance: "t", level: "silent", format: "json" });
+const profile: LeaseProfile = { leaseDurationMs: 1_500, renewDeadlineMs: 1_000, retryPeriodMs: 200 };
+const timings: Partial<FleetTimings> = { stableAfterMs: 300, probeIntervalMs: 100, probeTimeoutMs: 300, probeGraceAfterReconnectMs: 500 };
+
+async function eventually(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) assert.fail(`timed out waiting for: ${what}`);
+    await sleep(25);
+  }
+}
+
+describe("fleet ownership", async () => {
+  const server = await useNatsServer();
+  const closers: (() => Promise<void>)[] = [];
+  after(async () => {
+    for (const close of closers) await close().catch(() => undefined);
+  });
+
+  async function member(name: string) {
+    const connection = await connect({ servers: server.url, name });
+    closers.push(() => connection.close());
+    const topology = await provisionTopology(connection, { replicas: 1 });
+    const gained: number[] = [];
+    const lost: number[] = [];
+    const ownership = new ShardOwnership({
+      connection,
+      members: topology.members,
+      shards: topology.shards,
+      name,
+      profile,
+      timings,
+      logger,
+      listener: {
+        gained: (shards) => gained.push(...shards.keys()),
+        lost: (shards) => lost.push(...shards),
+        drain: () => Promise.resolve(),
+      },
+    });
+    await ownership.start();
+    return { name, connection, topology, ownership, gained, lost };
+  }
+
+  /** Every shard owned by exactly one member, as the members themselves believe. */
+  function partition(members: { ownership: ShardOwnership }[]): boolean {
+    const owners = new Map<number, number>();
+    for (const m of members) for (const shard of m.ownership.ownedShards().keys()) owners.set(shard, (owners.get(shard) ?? 0) + 1);
+    return owners.size === 256 && [...owners.values()].every((n) => n === 1);
+  }
+
+  it("splits the shards between members, hands over gracefully, and takes a crashed member's shards at once", async () => {
+    const a = await member("actor-a");
+    await eventually(() => a.ownership.ownedShards().size === 256, "a single member owns every shard");
+
+    const b = await member("actor-b");
+    const cap = Math.ceil(1.15 * 128);
+    await eventually(
+      () => partition([a, b]) && [a, b].every((m) => m.ownership.ownedShards().size <= cap),
+      "the shards are split between a and b within the load cap",
+    );
+    // The KV records agree with what the members believe, and epochs only grow.
+    for (const [shard, epoch] of b.ownership.ownedShards()) {
+      const entry = await b.topology.shards.get(shardKeys.build(shard));
+      assert.equal(entry?.revision, epoch);
+      assert.equal(codecs.shardRecord.decode(entry.value).owner, "actor-b");
+    }
+
+    const c = await member("actor-c");
+    await eventually(() => partition([a, b, c]) && c.ownership.ownedShards().size > 50, "three members share the shards");
+
+    // Graceful leave: b releases everything, the others claim it.
+    await b.ownership.stop();
+    await eventually(() => partition([a, c]), "a and c own everything after b left");
+    const bRecord = await a.topology.members.get(memberKeys.build("actor-b"));
+    assert.equal(bRecord && codecs.memberRecord.decode(bRecord.value).state, "dead");
+
+    // Crash: c's connection vanishes without releasing; a's probe gets "no responders" and takes over.
+    const crashedShards = [...c.ownership.ownedShards().keys()];
+    assert.ok(crashedShards.length > 0);
+    await c.connection.close();
+    await eventually(() => a.ownership.ownedShards().size === 256, "a owns c's shards after the crash");
+    const cRecord = await a.topology.members.get(memberKeys.build("actor-c"));
+    assert.equal(cRecord && codecs.memberRecord.decode(cRecord.value).state, "dead");
+    await a.ownership.stop();
+  });
+
+  it("declares a paused member dead only after the lease expires (a probe timeout proves nothing)", async () => {
+    const a = await member("actor-p");
+    await eventually(() => a.ownership.ownedShards().size > 0, "a owns shards");
+    // A "paused" member: its record exists and its probe subject has a subscriber that never answers.
+    const zombie = await connect({ servers: server.url, name: "zombie" });
+    closers.push(() => zombie.close());
+    zombie.subscribe(probeSubjects.build("zombie"), { callback: () => undefined });
+    await zombie.flush();
+    const key = memberKeys.build("zombie");
+    await a.topology.members.put(
+      key,
+      codecs.memberRecord.encode({
+        type: "member",
+        name: "zombie",
+        incarnation: "z1",
+        state: "alive",
+        leaseDurationMs: 1_500,
+        renewDeadlineMs: 1_000,
+        retryPeriodMs: 200,
+        version: "test",
+        startedAtMs: Date.now(),
+      }),
+    );
+    const seenAt = Date.now();
+    await eventually(async () => {
+      const entry = await a.topology.members.get(key);
+      return entry !== null && codecs.memberRecord.decode(entry.value).state === "dead";
+    }, "the silent member is declared dead");
+    assert.ok(Date.now() - seenAt >= profile.leaseDurationMs - 100, "not before the lease duration");
+    await a.ownership.stop();
+  });
+});
