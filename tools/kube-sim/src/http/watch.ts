@@ -124,9 +124,12 @@ export function serveWatch(w: WatchRequest): void {
     flushTimer = undefined;
     lastFlushAt = performance.now();
     if (pending.length === 0 || closed) return;
-    const chunk = pending.length === 1 ? pending[0] : Buffer.concat(pending);
+    const chunks = pending;
     pending = [];
-    res.write(chunk ?? "");
+    // Corked writes leave as one writev of the shared event buffers, without copying them per watcher.
+    res.cork();
+    for (const chunk of chunks) res.write(chunk);
+    res.uncork();
     if (res.writableLength > w.config.maxBufferedBytes) close();
   };
   const write = (chunk: string | Buffer) => {
