@@ -116,6 +116,9 @@ export async function startActor(config: ActorConfig, options: { logger?: Logger
     onHandoff(event) {
       metrics.handoffGap(event.kind, event.gapMs);
     },
+    onDeath(event) {
+      metrics.deathsDeclared.inc({ reason: event.why });
+    },
   });
 
   const intents = new IntentLog(js, topology.jsm, {

@@ -13,6 +13,7 @@ export interface ActorMetrics extends ActorSystemMetrics, TurnMetrics {
   readonly handoffs: Counter<"direction">;
   readonly droppedObjects: (reason: string) => void;
   readonly setsCached: Gauge;
+  readonly deathsDeclared: Counter<"reason">;
   /** A shard claimed here: how long it had no acting owner (from the release or death mark to the claim). */
   readonly handoffGap: (kind: "graceful" | "failover" | "initial", gapMs: number | undefined) => void;
 }
@@ -130,6 +131,12 @@ export function createActorMetrics(common: CommonMetrics, maxConcurrentTurns: nu
       registers,
     }),
     setsCached: new Gauge({ name: "stsfleet_sets_cached", help: "StatefulSets in this member's cache", registers }),
+    deathsDeclared: new Counter({
+      name: "stsfleet_member_deaths_declared_total",
+      help: "Peers this member declared dead, by reason (no-responders: its connection vanished; lease-expired: it stopped renewing)",
+      labelNames: ["reason"],
+      registers,
+    }),
     handoffGap(kind, gapMs) {
       if (gapMs !== undefined && kind !== "initial") handoffDuration.observe({ kind }, gapMs / 1000);
     },

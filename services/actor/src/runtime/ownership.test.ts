@@ -36,7 +36,9 @@ describe("fleet ownership", async () => {
     const topology = await provisionTopology(connection, { replicas: 1 });
     const gained: number[] = [];
     const lost: number[] = [];
+    const deaths: { member: string; why: string }[] = [];
     const ownership = new ShardOwnership({
+      onDeath: (event) => deaths.push(event),
       connection,
       members: topology.members,
       shards: topology.shards,
@@ -51,7 +53,7 @@ describe("fleet ownership", async () => {
       },
     });
     await ownership.start();
-    return { name, connection, topology, ownership, gained, lost };
+    return { name, connection, topology, ownership, gained, lost, deaths };
   }
 
   /** Every shard owned by exactly one member, as the members themselves believe. */
@@ -94,6 +96,7 @@ describe("fleet ownership", async () => {
     await eventually(() => a.ownership.ownedShards().size === 256, "a owns c's shards after the crash");
     const cRecord = await a.topology.members.get(memberKeys.build("actor-c"));
     assert.equal(cRecord && codecs.memberRecord.decode(cRecord.value).state, "dead");
+    assert.deepEqual(a.deaths, [{ member: "actor-c", why: "no-responders" }], "found by probe, not by waiting out the lease");
     await a.ownership.stop();
   });
 
@@ -126,6 +129,7 @@ describe("fleet ownership", async () => {
       return entry !== null && codecs.memberRecord.decode(entry.value).state === "dead";
     }, "the silent member is declared dead");
     assert.ok(Date.now() - seenAt >= profile.leaseDurationMs - 100, "not before the lease duration");
+    assert.deepEqual(a.deaths, [{ member: "zombie", why: "lease-expired" }]);
     await a.ownership.stop();
   });
 });

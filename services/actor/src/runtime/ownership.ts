@@ -34,6 +34,9 @@ export const LEASE_PROFILES = {
   fast: { leaseDurationMs: 8_000, renewDeadlineMs: 5_000, retryPeriodMs: 1_000 },
 } as const satisfies Record<string, LeaseProfile>;
 
+/** How a peer was found dead: its connection vanished (probe) or it stopped renewing (lease). */
+export type DeathReason = "no-responders" | "lease-expired";
+
 export interface OwnershipListener {
   /** Shards this member now owns, with their epochs. */
   gained(shards: ReadonlyMap<number, number>): void;
@@ -77,6 +80,8 @@ export interface OwnershipOptions {
   /** Monotonic clock in ms. */
   readonly now?: () => number;
   /** Observes handoffs (for metrics): a shard claimed here, and how long it had no acting owner. */
+  /** This member declared a peer dead (for metrics and tests). */
+  readonly onDeath?: (event: { member: string; why: DeathReason }) => void;
   readonly onHandoff?: (event: { shard: number; kind: "graceful" | "failover" | "initial"; gapMs: number | undefined }) => void;
 }
 
@@ -370,17 +375,18 @@ export class ShardOwnership {
         } catch (error) {
           // Only "no responders" is proof: the member's connection (and with it its subscription) is gone.
           // A timeout may be a paused or slow peer; the lease path decides those.
-          if (graceOver && error instanceof natsErrors.NoRespondersError) {
-            await this.markDead(name, view.revision, "probe: no responders");
-          }
+          const noResponders =
+            error instanceof natsErrors.NoRespondersError ||
+            (error instanceof natsErrors.RequestError && error.isNoResponders());
+          if (graceOver && noResponders) await this.markDead(name, view.revision, "no-responders");
         }
       }),
     );
     const expired = this.liveness.expired(this.now(), this.options.profile.leaseDurationMs);
-    for (const { member, revision } of expired) await this.markDead(member, revision, "lease expired");
+    for (const { member, revision } of expired) await this.markDead(member, revision, "lease-expired");
   }
 
-  private async markDead(member: string, observedRevision: number, why: string): Promise<void> {
+  private async markDead(member: string, observedRevision: number, why: DeathReason): Promise<void> {
     const view = this.memberViews.get(member);
     if (!view?.record || view.record.state === "dead" || view.revision !== observedRevision) return;
     const dead: MemberRecord = { ...view.record, state: "dead" };
@@ -388,6 +394,7 @@ export class ShardOwnership {
       await this.options.members.update(memberKeys.build(member), codecs.memberRecord.encode(dead), observedRevision);
       this.options.logger.warn({ member, why }, "declared member dead");
       this.liveness.forget(member);
+      this.options.onDeath?.({ member, why });
     } catch {
       // It renewed in the meantime (alive after all) or another peer marked it first.
     }
