@@ -410,10 +410,16 @@ export class ShardOwnership {
     void this.reconcile();
   }
 
-  private ownerIsDead(record: ShardRecord): boolean {
-    if (record.owner === this.options.name) return record.incarnation !== this.incarnation;
+  /**
+   * "dead": the owner's record says so (or it is an earlier incarnation of this member): claim now.
+   * "suspect": its member record is missing or names another incarnation. The two KV watches are not ordered
+   * with each other, so this may only be a record we have not seen yet: claim only after orphanClaimAfterMs.
+   */
+  private ownerStatus(record: ShardRecord): "alive" | "dead" | "suspect" {
+    if (record.owner === this.options.name) return record.incarnation === this.incarnation ? "alive" : "dead";
     const owner = this.memberViews.get(record.owner)?.record;
-    return !owner || owner.state === "dead" || owner.incarnation !== record.incarnation;
+    if (!owner || owner.incarnation !== record.incarnation) return "suspect";
+    return owner.state === "dead" ? "dead" : "alive";
   }
 
   private async reconcile(): Promise<void> {
@@ -456,13 +462,14 @@ export class ShardOwnership {
       if (this.leaving) continue;
       const record = view?.record;
       const mine = record?.owner === this.options.name && record.incarnation === this.incarnation;
-      const free = !record || record.state === "released" || mine || this.ownerIsDead(record);
-      if (!free) {
+      const status = record && record.state === "owned" && !mine ? this.ownerStatus(record) : "dead";
+      if (status === "alive") {
         if (view) view.orphanSinceMs = undefined;
         continue;
       }
       if (view && view.orphanSinceMs === undefined) view.orphanSinceMs = now;
       const orphanLong = view?.orphanSinceMs !== undefined && now - view.orphanSinceMs >= this.timings.orphanClaimAfterMs;
+      if (status === "suspect" && !orphanLong) continue;
       const desiredOwnerAlive = want !== undefined && alive.includes(want);
       if (mine || want === this.options.name || orphanLong || !desiredOwnerAlive) claims.push({ shard, view });
     }
