@@ -207,29 +207,21 @@ describe("poison messages on every subject the services read", () => {
 
     await t.createNamespace(ns);
     await createSet(t.kube, ns, "web", { replicas: 2 });
-    await test.test("a set in the shard whose ownership record was garbage converges; every service stays ready", { todo: POISONED_SHARD_WEDGED }, async () => {
-      await waitForConverged(t.kube, ns, "web", 2, 20_000);
-      await assertAllRunningAndReady(pids);
-    });
-    for (const name of SERVICES) {
-      assert.equal(t.stack.service(name).pid, pids.get(name), `${name} died after the bad KV records`);
-    }
+    await waitForConverged(t.kube, ns, "web", 2, 30_000);
+    await assertAllRunningAndReady(pids);
 
     await test.test("each service that read a bad record counted it", { todo: KV_DROPS_NOT_COUNTED }, async () => {
+      const silent: string[] = [];
       for (const name of SERVICES) {
-        const delta = (await droppedBy(name)) - (before.get(name) ?? 0);
-        assert.ok(delta >= 1, `${name} counted no drop for the bad KV records it read`);
+        if ((await droppedBy(name)) - (before.get(name) ?? 0) < 1) silent.push(name);
       }
+      assert.deepEqual(silent, [], "services that counted no drop for the bad KV records they read");
     });
   });
 });
 
-/** Open bugs, reported to the lead: remove the todos once they are fixed. */
-const POISONED_SHARD_WEDGED =
-  "bug: an undecodable value under shards/s.N becomes shard N's epoch in the executors (common/shard-epochs.ts), which " +
-  "then reject the owner's commands as stale, while the actor (runtime/ownership.ts decodeShard) neither re-claims the " +
-  "shard nor notices: no claim is ever created for a set in that shard, and ~20 s later the actor drops the shard's " +
-  "feed while still owning it, so its /readyz fails for good (`shards failed: 255 shards synced`)";
+/** Open bug, reported to the lead: remove the todo once it is fixed. */
 const KV_DROPS_NOT_COUNTED =
-  "bug: undecodable KV records are skipped without counting stsfleet_dropped_messages_total (actor runtime/ownership.ts " +
-  "decodeMember/decodeShard, common/shard-epochs.ts in the executors, watcher domain/lease.ts decodeLease)";
+  "bug: undecodable KV records are skipped without counting stsfleet_dropped_messages_total in the watcher " +
+  "(services/watcher/src/domain/lease.ts decodeLease returns undefined) and in the pvc-provisioner and status-writer " +
+  "(services/common/src/shard-epochs.ts only logs 'undecodable shard record')";

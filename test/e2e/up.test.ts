@@ -3,7 +3,7 @@
 // kubectl when it is installed), then SIGINT stops everything and leaves no process behind.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -26,7 +26,10 @@ describe("stsfleet up as a process", () => {
     cwd: REPO_ROOT,
     stdio: ["ignore", "pipe", "pipe"],
     env: { ...process.env, NODE_TEST_CONTEXT: undefined },
+    // Its own process group, like a shell job: SIGINT to the group is what a terminal's Ctrl-C sends.
+    detached: true,
   });
+  const ctrlC = () => process.kill(-(child.pid ?? 0), "SIGINT");
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once("exit", (code, signal) => resolve({ code, signal })),
   );
@@ -55,7 +58,7 @@ describe("stsfleet up as a process", () => {
 
   after(async () => {
     if (child.exitCode === null && child.signalCode === null) {
-      child.kill("SIGINT");
+      ctrlC();
       await exited;
     }
     rmSync(stateDir, { recursive: true, force: true });
@@ -137,9 +140,9 @@ describe("stsfleet up as a process", () => {
     }
   });
 
-  it("SIGINT stops everything: exit code 0, every pid in stack.json gone, stack.json removed", async () => {
+  it("Ctrl-C (SIGINT to the process group) stops everything in order: exit 0, every pid in stack.json gone", async () => {
     assert.ok(pids.length >= 8, "the first test did not record the pids");
-    child.kill("SIGINT");
+    ctrlC();
     const { code, signal } = await exited;
     assert.equal(signal, null);
     assert.equal(code, 0, `stsfleet up exited with ${code}; stderr:\n${stderr}`);
@@ -150,5 +153,11 @@ describe("stsfleet up as a process", () => {
     });
     assert.equal(alive, true);
     assert.equal(existsSync(join(stateDir, "stack.json")), false);
+    // NATS outlived the services, so no service had to give up on a graceful shutdown.
+    for (const name of ["watcher", "actor-0", "actor-1", "pvc-provisioner", "status-writer"]) {
+      const log = readFileSync(join(stateDir, "logs", `${name}.log`), "utf8");
+      assert.match(log, /shutdown complete/, `${name} did not finish its shutdown`);
+      assert.doesNotMatch(log, /graceful shutdown timed out/, `${name} timed out shutting down`);
+    }
   });
 });

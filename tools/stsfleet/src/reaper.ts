@@ -41,7 +41,12 @@ export interface Reaper {
 }
 
 export function startReaper(): Reaper {
-  const child = spawn("/bin/sh", ["-c", SCRIPT], { detached: true, stdio: ["pipe", "ignore", "ignore"] });
+  const child = spawn("/bin/sh", ["-c", SCRIPT], {
+    detached: true,
+    stdio: ["pipe", "ignore", "ignore"],
+    // sed and sleep must be found even when the caller's PATH is odd.
+    env: { PATH: `/usr/bin:/bin:${process.env["PATH"] ?? ""}` },
+  });
   child.unref();
   const stdin = child.stdin;
   // The pipe must not keep the supervisor's event loop alive; its end is what tells the reaper to act.

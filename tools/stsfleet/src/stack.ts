@@ -1,8 +1,22 @@
 // startStack(): the whole local stack (nats-server, the Kubernetes simulator, watcher, actors, pvc-provisioner,
 // status-writer) as supervised child processes, with stack.json kept current. `stsfleet up` and the end-to-end
 // test harness (test/support/stack.ts) both run exactly this.
-import { closeSync, existsSync, lstatSync, mkdirSync, openSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import {
+  accessSync,
+  closeSync,
+  constants,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
+import { delimiter, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { KubeConfig } from "@kubernetes/client-node";
 import { NATS_INSTALL_HINT, NatsServerStartError, startNatsServer } from "../../lib/nats-server.ts";
@@ -132,6 +146,37 @@ function acquireLock(stateDir: string): () => void {
     }
   }
   throw new StackStartError(`cannot lock ${path}`);
+}
+
+function onPath(binary: string): string | undefined {
+  for (const dir of (process.env["PATH"] ?? "").split(delimiter)) {
+    if (dir === "") continue;
+    const candidate = join(dir, binary);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The executable to hand to the shared nats-server launcher. It starts the server in our own process group, where a
+ * terminal's Ctrl-C would stop NATS at the same moment as `up`, before the services have drained (ADR 0051). When
+ * `setsid` exists, a two-line wrapper named `nats-server` (the launcher finds the ports file by that name and the
+ * pid, which `exec` keeps) moves the server into its own session.
+ */
+function natsExecutable(stateDir: string): string {
+  const real = onPath("nats-server");
+  if (real === undefined) throw new StackStartError("nats-server is not installed", { hint: NATS_INSTALL_HINT });
+  const setsid = onPath("setsid");
+  if (setsid === undefined) return real;
+  const wrapper = join(stateDir, "bin", "nats-server");
+  mkdirSync(dirname(wrapper), { recursive: true });
+  writeFileSync(wrapper, `#!/bin/sh\nexec ${JSON.stringify(setsid)} ${JSON.stringify(real)} "$@"\n`, { mode: 0o755 });
+  return wrapper;
 }
 
 function serverOf(kubeconfigPath: string): string {
@@ -269,7 +314,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   try {
     // --- infrastructure -----------------------------------------------------------------------------------
     // nats-server is restarted on the same port and store, so JetStream state survives and clients reconnect.
-    const watchNats = (server: RunningNatsServer, natsOptions: { storeDir: string; extraConfig: string }) => {
+    const watchNats = (server: RunningNatsServer, natsOptions: { executable: string; storeDir: string; extraConfig: string }) => {
       void server.exited.then(async (code) => {
         if (stopped || nats !== server) return;
         reaper.unregister(server.pid);
@@ -297,6 +342,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       step("starting nats-server");
       mkdirSync(natsStore, { recursive: true });
       const natsOptions = {
+        executable: natsExecutable(stateDir),
         storeDir: join(natsStore, "jetstream"),
         extraConfig: `log_file: ${JSON.stringify(join(logsDir, "nats.log"))}`,
       };
