@@ -82,6 +82,13 @@ describe("fleet ownership", async () => {
 
     const c = await member("actor-c");
     await eventually(() => partition([a, b, c]) && c.ownership.ownedShards().size > 50, "three members share the shards");
+    // Once membership is stable, ownership is too: no shard keeps moving (no claim/release thrash).
+    const snapshot = () => [a, b, c].map((m) => [...m.ownership.ownedShards()].sort().join(",")).join("|");
+    await eventually(async () => {
+      const before = snapshot();
+      await sleep(1_000);
+      return snapshot() === before && partition([a, b, c]);
+    }, "ownership settles");
 
     // Graceful leave: b releases everything, the others claim it.
     await b.ownership.stop();

@@ -461,7 +461,8 @@ export class ShardOwnership {
       }
       if (this.leaving) continue;
       const record = view?.record;
-      const mine = record?.owner === this.options.name && record.incarnation === this.incarnation;
+      // A record of ours that says "released" is free like any other: we gave it away on purpose.
+      const mine = record?.state === "owned" && record.owner === this.options.name && record.incarnation === this.incarnation;
       const status = record && record.state === "owned" && !mine ? this.ownerStatus(record) : "dead";
       if (status === "alive") {
         if (view) view.orphanSinceMs = undefined;
