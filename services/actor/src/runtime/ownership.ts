@@ -524,19 +524,24 @@ export class ShardOwnership {
     this.releasing.add(shard);
     try {
       await this.options.listener.drain(shard);
-      this.owned.delete(shard);
       this.options.listener.lost([shard]);
-      const released = codecs.shardRecord.encode({
+      const record: ShardRecord = {
         type: "shard",
         shard,
         owner: this.options.name,
         incarnation: this.incarnation,
         state: "released",
-      });
-      await this.options.shards.update(shardKeys.build(shard), released, epoch);
+      };
+      const revision = await this.options.shards.update(shardKeys.build(shard), codecs.shardRecord.encode(record), epoch);
+      // Record our own write now: until the watch delivers it, the old view ("owned by us") must not look claimable.
+      const view = this.shardViews.get(shard);
+      if (!view || view.revision < revision) {
+        this.shardViews.set(shard, { record, revision, writtenAtMs: Date.now(), orphanSinceMs: undefined });
+      }
     } catch (error) {
       this.options.logger.warn({ shard, err: error }, "release failed");
     } finally {
+      this.owned.delete(shard);
       this.releasing.delete(shard);
       this.scheduleReconcile();
     }
