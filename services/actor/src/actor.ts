@@ -37,7 +37,13 @@ export async function startActor(config: ActorConfig, options: { logger?: Logger
     options.logger ??
     createLogger({ service: "actor", instance: config.name, level: config.logLevel, format: config.logFormat });
   const common = createCommonMetrics("actor", config.name);
-  const metrics = createActorMetrics(common, config.maxConcurrentTurns);
+  // Bound below, once the objects they read exist.
+  const sources = { ownedShards: () => 0, syncedShards: () => 0, cachedSets: () => 0 };
+  const metrics = createActorMetrics(common, config.maxConcurrentTurns, {
+    ownedShards: () => sources.ownedShards(),
+    syncedShards: () => sources.syncedShards(),
+    cachedSets: () => sources.cachedSets(),
+  });
   const profile = LEASE_PROFILES[config.leaseProfile];
 
   const nats = await connectNats(
@@ -102,7 +108,6 @@ export async function startActor(config: ActorConfig, options: { logger?: Logger
             dropShards([shard]);
           });
         }
-        metrics.shardsOwned.set(ownership.ownedShards().size);
       },
       lost(shards) {
         metrics.handoffs.inc({ direction: "lost" }, shards.length);
@@ -148,9 +153,6 @@ export async function startActor(config: ActorConfig, options: { logger?: Logger
       system.forget(store.dropShard(shard));
       intents.forgetShard(shard);
     }
-    metrics.shardsOwned.set(ownership.ownedShards().size);
-    metrics.shardsSynced.set(synced.size);
-    metrics.setsCached.set(store.setCount());
   };
 
   const intake = new ShardIntake({
@@ -193,10 +195,12 @@ export async function startActor(config: ActorConfig, options: { logger?: Logger
       return;
     }
     synced.add(shard);
-    metrics.shardsSynced.set(synced.size);
-    metrics.setsCached.set(store.setCount());
     for (const key of keys) system.notify(key, "takeover");
   };
+
+  sources.ownedShards = () => ownership.ownedShards().size;
+  sources.syncedShards = () => synced.size;
+  sources.cachedSets = () => store.setCount();
 
   const runTurn = createTurnRunner({
     store,

@@ -8,17 +8,25 @@ import type { TurnMetrics } from "./runtime/turn.ts";
 const CONTROLLER = "statefulset";
 
 export interface ActorMetrics extends ActorSystemMetrics, TurnMetrics {
-  readonly shardsOwned: Gauge;
-  readonly shardsSynced: Gauge;
   readonly handoffs: Counter<"direction">;
   readonly droppedObjects: (reason: string) => void;
-  readonly setsCached: Gauge;
   readonly deathsDeclared: Counter<"reason">;
   /** A shard claimed here: how long it had no acting owner (from the release or death mark to the claim). */
   readonly handoffGap: (kind: "graceful" | "failover" | "initial", gapMs: number | undefined) => void;
 }
 
-export function createActorMetrics(common: CommonMetrics, maxConcurrentTurns: number): ActorMetrics {
+/** Read at scrape time, so the gauges can never drift from the state they describe. */
+export interface ActorGaugeSources {
+  ownedShards(): number;
+  syncedShards(): number;
+  cachedSets(): number;
+}
+
+export function createActorMetrics(
+  common: CommonMetrics,
+  maxConcurrentTurns: number,
+  sources: ActorGaugeSources,
+): ActorMetrics {
   const registers = [common.registry];
   const reconcileTotal = new Counter({
     name: "controller_runtime_reconcile_total",
@@ -95,6 +103,30 @@ export function createActorMetrics(common: CommonMetrics, maxConcurrentTurns: nu
     buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30],
     registers,
   });
+  new Gauge({
+    name: "stsfleet_shards_owned",
+    help: "Shards this member owns",
+    registers,
+    collect() {
+      this.set(sources.ownedShards());
+    },
+  });
+  new Gauge({
+    name: "stsfleet_shards_synced",
+    help: "Owned shards whose cache is rebuilt and which this member acts on",
+    registers,
+    collect() {
+      this.set(sources.syncedShards());
+    },
+  });
+  new Gauge({
+    name: "stsfleet_sets_cached",
+    help: "StatefulSets in this member's cache",
+    registers,
+    collect() {
+      this.set(sources.cachedSets());
+    },
+  });
   const resultOf = (outcome: TurnOutcome["type"]): string =>
     outcome === "done" ? "success" : outcome === "failed" ? "error" : outcome;
 
@@ -122,15 +154,12 @@ export function createActorMetrics(common: CommonMetrics, maxConcurrentTurns: nu
     statusWrite(outcome) {
       statusWrites.inc({ outcome });
     },
-    shardsOwned: new Gauge({ name: "stsfleet_shards_owned", help: "Shards this member owns", registers }),
-    shardsSynced: new Gauge({ name: "stsfleet_shards_synced", help: "Owned shards whose cache is rebuilt", registers }),
     handoffs: new Counter({
       name: "stsfleet_shard_handoffs_total",
       help: "Shard ownership changes on this member, by direction (gained, lost)",
       labelNames: ["direction"],
       registers,
     }),
-    setsCached: new Gauge({ name: "stsfleet_sets_cached", help: "StatefulSets in this member's cache", registers }),
     deathsDeclared: new Counter({
       name: "stsfleet_member_deaths_declared_total",
       help: "Peers this member declared dead, by reason (no-responders: its connection vanished; lease-expired: it stopped renewing)",
