@@ -360,28 +360,35 @@ export class ShardOwnership {
     this.options.listener.lost(lost);
   }
 
+  private readonly probesInFlight = new Set<string>();
+
+  /** Probes every peer without one in flight; a slow peer never delays the probes of the others. */
   private async probePeers(): Promise<void> {
     if (this.leaving || !this.leaseFresh()) return;
     const graceOver = this.now() - this.reconnectedAtMs >= this.timings.probeGraceAfterReconnectMs;
-    const peers = [...this.memberViews].filter(([name, view]) => name !== this.options.name && view.record && view.record.state !== "dead");
-    await Promise.all(
-      peers.map(async ([name, view]) => {
-        try {
-          await this.options.connection.request(
-            probeSubjects.build(name),
-            codecs.probe.encode({ type: "probe", from: this.options.name, incarnation: this.incarnation, sentAtMs: Date.now() }),
-            { timeout: this.timings.probeTimeoutMs },
-          );
-        } catch (error) {
-          // Only "no responders" is proof: the member's connection (and with it its subscription) is gone.
-          // A timeout may be a paused or slow peer; the lease path decides those.
-          const noResponders =
-            error instanceof natsErrors.NoRespondersError ||
-            (error instanceof natsErrors.RequestError && error.isNoResponders());
-          if (graceOver && noResponders) await this.markDead(name, view.revision, "no-responders");
-        }
-      }),
-    );
+    for (const [name, view] of this.memberViews) {
+      if (name === this.options.name || !view.record || view.record.state === "dead" || this.probesInFlight.has(name)) continue;
+      this.probesInFlight.add(name);
+      const revision = view.revision;
+      void this.options.connection
+        .request(
+          probeSubjects.build(name),
+          codecs.probe.encode({ type: "probe", from: this.options.name, incarnation: this.incarnation, sentAtMs: Date.now() }),
+          { timeout: this.timings.probeTimeoutMs },
+        )
+        .then(
+          () => undefined,
+          async (error: unknown) => {
+            // Only "no responders" is proof: the member's connection (and with it its subscription) is gone.
+            // A timeout may be a paused or slow peer; the lease path decides those.
+            const noResponders =
+              error instanceof natsErrors.NoRespondersError ||
+              (error instanceof natsErrors.RequestError && error.isNoResponders());
+            if (graceOver && noResponders) await this.markDead(name, revision, "no-responders");
+          },
+        )
+        .finally(() => this.probesInFlight.delete(name));
+    }
     const expired = this.liveness.expired(this.now(), this.options.profile.leaseDurationMs);
     for (const { member, revision } of expired) await this.markDead(member, revision, "lease-expired");
   }
