@@ -182,7 +182,8 @@ async function runTurn(deps: TurnDeps, input: TurnInput): Promise<TurnOutcome> {
   const errors: unknown[] = [];
   let podsFailed = false;
   for (const step of result.steps) {
-    if (signal.aborted) return { type: "not-owned" };
+    // Re-checked before every step: a pause (GC, SIGSTOP) may have outlived the lease in the middle of a turn.
+    if (signal.aborted || !deps.ownership.canAct(shard, epoch)) return { type: "not-owned" };
     if (step.phase === "pods" && podsFailed) continue;
     const stepResult = await deps.executor.executeStep(step, ctx);
     expectations.push(...stepResult.expectations);
@@ -196,6 +197,7 @@ async function runTurn(deps: TurnDeps, input: TurnInput): Promise<TurnOutcome> {
     if (step.phase === "pods") podsFailed = true;
   }
 
+  if (result.status.write && (signal.aborted || !deps.ownership.canAct(shard, epoch))) return { type: "not-owned" };
   if (result.status.write) {
     const outcome = await writeStatus(deps, ctx, result);
     deps.metrics?.statusWrite?.(outcome.outcome);
