@@ -2,59 +2,25 @@
 // as the brief specifies it (live pids, metrics URLs that answer), the demo set Running and Ready (and shown by
 // kubectl when it is installed), then SIGINT stops everything and leaves no process behind.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { after, describe, it } from "node:test";
 import { KubeClient, loadKubeConfig, RESOURCES } from "../../services/common/src/kube.ts";
 import { userAgent } from "../../services/common/src/version.ts";
 import { findKubectl, Kubectl } from "../../tools/kube-sim/src/testing/kubectl.ts";
-import { REPO_ROOT } from "../../tools/stsfleet/src/stack.ts";
 import { isAlive, readStackFile } from "../../tools/stsfleet/src/state.ts";
 import { AuditLog, waitFor } from "../support/stack.ts";
 import { creates, isReady, listClaims, listPods, names } from "./helpers.ts";
+import { runUp } from "./up-process.ts";
 import type { StatefulSet } from "./helpers.ts";
 
-const CLI = join(REPO_ROOT, "tools/stsfleet/src/cli.ts");
 const kubectlBinary = findKubectl();
 
 describe("stsfleet up as a process", () => {
   const stateDir = mkdtempSync(join(tmpdir(), "stsfleet-up-"));
-  const child = spawn(process.execPath, ["--import", import.meta.resolve("tsx"), CLI, "up", "--state-dir", stateDir, "--actors", "2"], {
-    cwd: REPO_ROOT,
-    stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, NODE_TEST_CONTEXT: undefined },
-    // Its own process group, like a shell job: SIGINT to the group is what a terminal's Ctrl-C sends.
-    detached: true,
-  });
-  const ctrlC = () => process.kill(-(child.pid ?? 0), "SIGINT");
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once("exit", (code, signal) => resolve({ code, signal })),
-  );
-  const stdout: string[] = [];
-  let stderr = "";
-  const lineWaiters: { test: (line: string) => boolean; resolve: (line: string) => void }[] = [];
-  createInterface({ input: child.stdout }).on("line", (line) => {
-    stdout.push(line);
-    for (const waiter of [...lineWaiters]) {
-      if (waiter.test(line)) {
-        lineWaiters.splice(lineWaiters.indexOf(waiter), 1);
-        waiter.resolve(line);
-      }
-    }
-  });
-  child.stderr.on("data", (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4_000)));
-  const line = (test: (l: string) => boolean, what: string, timeoutMs: number): Promise<string> => {
-    const seen = stdout.find(test);
-    if (seen !== undefined) return Promise.resolve(seen);
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no ${what} line within ${timeoutMs} ms; stdout:\n${stdout.join("\n")}\nstderr:\n${stderr}`)), timeoutMs);
-      lineWaiters.push({ test, resolve: (l) => (clearTimeout(timer), resolve(l)) });
-      void exited.then(({ code }) => reject(new Error(`stsfleet up exited (${code}) before ${what}; stdout:\n${stdout.join("\n")}\nstderr:\n${stderr}`)));
-    });
-  };
+  const up = runUp(["--state-dir", stateDir, "--actors", "2"]);
+  const { child, stdout, exited, ctrlC, line } = up;
 
   after(async () => {
     if (child.exitCode === null && child.signalCode === null) {
@@ -145,7 +111,7 @@ describe("stsfleet up as a process", () => {
     ctrlC();
     const { code, signal } = await exited;
     assert.equal(signal, null);
-    assert.equal(code, 0, `stsfleet up exited with ${code}; stderr:\n${stderr}`);
+    assert.equal(code, 0, `stsfleet up exited with ${code}; stderr:\n${up.stderr()}`);
     assert.ok(stdout.some((l) => l.startsWith("stsfleet: stopped")));
     const alive = await waitFor("every process to be gone", () => (pids.every((pid) => !isAlive(pid)) ? true : undefined), {
       timeoutMs: 10_000,

@@ -65,7 +65,12 @@ function assertNeverEvent(value: never): never {
 
 /** Children's JSON log lines, prettified and prefixed with the instance name (for --show-logs). */
 function logPrinter(): (name: string, line: string) => void {
-  const pretty = prettyFactory({ colorize: process.stderr.isTTY, translateTime: "SYS:HH:MM:ss.l", ignore: "pid,hostname,service,instance" });
+  const pretty = prettyFactory({
+    colorize: process.stderr.isTTY,
+    translateTime: "SYS:HH:MM:ss.l",
+    ignore: "pid,hostname,service,instance",
+    singleLine: true,
+  });
   return (name, line) => {
     let text = line;
     if (line.startsWith("{")) {
