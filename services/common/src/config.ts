@@ -12,6 +12,11 @@ export function integerOption(value: string): number {
   return Number(value);
 }
 
+/** An integer flag with an environment fallback and a default. */
+export function integerFlag(flags: string, description: string, env: string, fallback: number): Option {
+  return new Option(flags, description).env(env).argParser(integerOption).default(fallback);
+}
+
 /** A commander program with the shared flags. */
 export function serviceCommand(binary: string, description: string): Command {
   return new Command(binary)

@@ -84,6 +84,14 @@ describe("KubeClient", () => {
     assert.equal(seen.at(-1)?.headers["content-type"], "application/merge-patch+json");
   });
 
+  it("sends per-request headers (the fencing epoch) but never lets them replace our own", async () => {
+    await client().create({ ...RESOURCES.pods, namespace: "ns" }, {}, { headers: { "X-Stsfleet-Epoch": "7/42/actor-0", "User-Agent": "spoofed" } });
+    assert.equal(seen.at(-1)?.headers["x-stsfleet-epoch"], "7/42/actor-0");
+    assert.equal(seen.at(-1)?.headers["user-agent"], "stsfleet-actor/0.1.0 (actor-0)");
+    await client().delete({ ...RESOURCES.pods, namespace: "ns", name: "web-0" }, { headers: { "X-Stsfleet-Epoch": "7/43/actor-1" } });
+    assert.equal(seen.at(-1)?.headers["x-stsfleet-epoch"], "7/43/actor-1");
+  });
+
   it("maps API errors to KubeApiError with reason and Retry-After", async () => {
     await assert.rejects(
       client().replace({ ...RESOURCES.pods, namespace: "ns", name: "conflict" }, {}),

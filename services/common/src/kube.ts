@@ -118,6 +118,16 @@ export function resourcePath(ref: ResourceRef): string {
   return `${base}${ns}/${ref.resource}${name}${sub}`;
 }
 
+/**
+ * Request header carrying the writer's fencing token, `<shard>/<epoch>/<member>`: the API server ignores it, the
+ * simulator records it in its audit log (annotation `stsfleet.dev/epoch`) so single-writer checks can read it.
+ */
+export const FENCING_EPOCH_HEADER = "X-Stsfleet-Epoch";
+
+export function fencingEpoch(shard: number, epoch: number, member: string): string {
+  return `${shard}/${epoch}/${member}`;
+}
+
 export type Query = Readonly<Record<string, string | number | boolean | undefined>>;
 
 export interface KubeRequest {
@@ -130,9 +140,18 @@ export interface KubeRequest {
   readonly contentType?: string;
   readonly timeoutMs?: number;
   readonly signal?: AbortSignal;
+  /** Extra request headers (e.g. the fencing epoch, which the simulator records in its audit log). */
+  readonly headers?: Readonly<Record<string, string>>;
   /** For metrics: list, get, create, update, patch, delete, … */
   readonly verb: string;
   readonly resource: string;
+}
+
+/** Per-call options of the convenience methods. */
+export interface RequestOptions {
+  readonly signal?: AbortSignal;
+  readonly timeoutMs?: number;
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 export interface KubeClientOptions {
@@ -226,7 +245,7 @@ export class KubeClient {
       if (value !== undefined) url.searchParams.set(key, String(value));
     }
     const auth = await this.authSnapshot();
-    const headers: Record<string, string> = { ...auth.headers, accept: "application/json" };
+    const headers: Record<string, string> = { ...request.headers, ...auth.headers, accept: "application/json" };
     let body: string | undefined;
     if (request.rawBody !== undefined || request.body !== undefined) {
       body = request.rawBody ?? JSON.stringify(request.body);
@@ -283,11 +302,11 @@ export class KubeClient {
     }
   }
 
-  get<T>(ref: ResourceRef, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<T> {
+  get<T>(ref: ResourceRef, options: RequestOptions = {}): Promise<T> {
     return this.request<T>({ method: "GET", path: resourcePath(ref), verb: "get", resource: ref.resource, ...options });
   }
 
-  list<T>(ref: ResourceRef, query: Query = {}, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<T> {
+  list<T>(ref: ResourceRef, query: Query = {}, options: RequestOptions = {}): Promise<T> {
     return this.request<T>({
       method: "GET",
       path: resourcePath(ref),
@@ -298,7 +317,7 @@ export class KubeClient {
     });
   }
 
-  create<T>(ref: ResourceRef, body: unknown, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<T> {
+  create<T>(ref: ResourceRef, body: unknown, options: RequestOptions = {}): Promise<T> {
     return this.request<T>({
       method: "POST",
       path: resourcePath({ ...ref, name: undefined, subresource: undefined }),
@@ -310,7 +329,7 @@ export class KubeClient {
   }
 
   /** PUT; the body's metadata.resourceVersion is the optimistic-concurrency precondition. */
-  replace<T>(ref: ResourceRef, body: unknown, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<T> {
+  replace<T>(ref: ResourceRef, body: unknown, options: RequestOptions = {}): Promise<T> {
     return this.request<T>({
       method: "PUT",
       path: resourcePath(ref),
@@ -325,7 +344,7 @@ export class KubeClient {
     ref: ResourceRef,
     patch: unknown,
     type: "merge" | "json" | "strategic",
-    options: { signal?: AbortSignal; timeoutMs?: number } = {},
+    options: RequestOptions = {},
   ): Promise<T> {
     const contentType = {
       merge: "application/merge-patch+json",
@@ -350,9 +369,7 @@ export class KubeClient {
       preconditions?: { uid?: string; resourceVersion?: string };
       propagationPolicy?: "Background" | "Foreground" | "Orphan";
       gracePeriodSeconds?: number;
-      signal?: AbortSignal;
-      timeoutMs?: number;
-    } = {},
+    } & RequestOptions = {},
   ): Promise<T> {
     const { preconditions, propagationPolicy, gracePeriodSeconds, ...rest } = options;
     return this.request<T>({

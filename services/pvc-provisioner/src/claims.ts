@@ -9,9 +9,9 @@
 // the actor planned against.
 import { RESOURCES } from "../../common/src/kube.ts";
 import type { KubeObject, OwnerReference, PvcCreate, PvcUpdateOwnerRefs } from "#protocol";
-import { isTransientKubeError, kubeErrorText, retryAfterMs } from "./executor/kube-errors.ts";
-import type { ExecutorMetrics } from "./executor/metrics.ts";
-import type { KubeApi } from "./executor/process.ts";
+import { isTransientKubeError, kubeErrorText, retryAfterMs } from "../../common/src/executor/kube-errors.ts";
+import type { ExecutorMetrics } from "../../common/src/executor/metrics.ts";
+import type { KubeApi } from "../../common/src/executor/process.ts";
 import { KubeApiError } from "../../common/src/kube.ts";
 
 export type ClaimEvent = { readonly eventType: "Normal" | "Warning"; readonly reason: string; readonly note: string };

@@ -3,7 +3,7 @@ import { Option } from "commander";
 import type { Command } from "commander";
 import { z } from "zod";
 import { CommonConfigSchema, integerOption, serviceCommand } from "../../common/src/config.ts";
-import { ExecutorConfigSchema, addExecutorOptions, millisecondsListOption } from "./executor/config.ts";
+import { ExecutorConfigSchema, addExecutorOptions, millisecondsListOption } from "../../common/src/executor/config.ts";
 
 export function pvcProvisionerCommand(): Command {
   return addExecutorOptions(

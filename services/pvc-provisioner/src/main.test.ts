@@ -7,8 +7,8 @@ import { jetstream } from "@nats-io/jetstream";
 import { codecs, pvcCommandSubjects, shard as shardOf } from "#protocol";
 import { RESOURCES } from "../../common/src/kube.ts";
 import { VERSION } from "../../common/src/version.ts";
-import { eventually, harnessArgs, helpOutput, spawnService, startExecutorHarness } from "./executor/testing.ts";
-import type { Harness } from "./executor/testing.ts";
+import { eventually, harnessArgs, helpOutput, spawnService, startExecutorHarness } from "../../common/src/executor/testing.ts";
+import type { Harness } from "../../common/src/executor/testing.ts";
 
 const ENTRY = "services/pvc-provisioner/src/main.ts";
 

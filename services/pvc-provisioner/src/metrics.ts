@@ -2,8 +2,8 @@ import type { Counter, Gauge, Histogram } from "prom-client";
 import type { CommonMetrics } from "../../common/src/metrics.ts";
 import type { PvcCommand } from "#protocol";
 import type { CommandOutcome } from "./claims.ts";
-import { counter, createExecutorMetrics, gauge, histogram } from "./executor/metrics.ts";
-import type { ExecutorMetrics } from "./executor/metrics.ts";
+import { counter, createExecutorMetrics, gauge, histogram } from "../../common/src/executor/metrics.ts";
+import type { ExecutorMetrics } from "../../common/src/executor/metrics.ts";
 
 export interface PvcMetrics extends ExecutorMetrics {
   readonly commands: Counter<"type" | "outcome">;

@@ -11,8 +11,8 @@ import { STREAMS, SAMPLE_MESSAGES, codecs, eventSubjects, pvcCommandSubjects, sh
 import type { EventRecord, PvcCreate, PvcUpdateOwnerRefs } from "#protocol";
 import { RESOURCES } from "../../common/src/kube.ts";
 import { DEFAULT_PVC_SETTINGS } from "./config.ts";
-import { eventually, startExecutorHarness } from "./executor/testing.ts";
-import type { Harness } from "./executor/testing.ts";
+import { eventually, startExecutorHarness } from "../../common/src/executor/testing.ts";
+import type { Harness } from "../../common/src/executor/testing.ts";
 import { ensureConsumer, startPvcProvisioner } from "./provisioner.ts";
 import type { PvcProvisionerHandle } from "./provisioner.ts";
 

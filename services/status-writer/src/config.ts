@@ -1,13 +1,8 @@
 // Flags of the status-writer (on top of the common and executor flags), parsed once in main.ts.
-import { Option } from "commander";
 import type { Command } from "commander";
 import { z } from "zod";
-import { CommonConfigSchema, integerOption, serviceCommand } from "../../common/src/config.ts";
-import { ExecutorConfigSchema, addExecutorOptions } from "../../pvc-provisioner/src/executor/config.ts";
-
-function intOption(flags: string, description: string, env: string, value: number): Option {
-  return new Option(flags, description).env(env).argParser(integerOption).default(value);
-}
+import { CommonConfigSchema, integerFlag as intOption, serviceCommand } from "../../common/src/config.ts";
+import { ExecutorConfigSchema, addExecutorOptions } from "../../common/src/executor/config.ts";
 
 export function statusWriterCommand(): Command {
   return addExecutorOptions(

@@ -6,8 +6,8 @@ import { after, before, describe, it } from "node:test";
 import { SAMPLE_MESSAGES, codecs, eventSubjects, shard as shardOf, statusSubjects } from "#protocol";
 import { RESOURCES } from "../../common/src/kube.ts";
 import { VERSION } from "../../common/src/version.ts";
-import { eventually, harnessArgs, helpOutput, spawnService, startExecutorHarness, statefulSetManifest } from "../../pvc-provisioner/src/executor/testing.ts";
-import type { Harness } from "../../pvc-provisioner/src/executor/testing.ts";
+import { eventually, harnessArgs, helpOutput, spawnService, startExecutorHarness, statefulSetManifest } from "../../common/src/executor/testing.ts";
+import type { Harness } from "../../common/src/executor/testing.ts";
 
 const ENTRY = "services/status-writer/src/main.ts";
 

@@ -1,8 +1,8 @@
 import type { Counter, Gauge, Histogram } from "prom-client";
 import type { StatusOutcome } from "#protocol";
 import type { CommonMetrics } from "../../common/src/metrics.ts";
-import { counter, createExecutorMetrics, gauge, histogram } from "../../pvc-provisioner/src/executor/metrics.ts";
-import type { ExecutorMetrics } from "../../pvc-provisioner/src/executor/metrics.ts";
+import { counter, createExecutorMetrics, gauge, histogram } from "../../common/src/executor/metrics.ts";
+import type { ExecutorMetrics } from "../../common/src/executor/metrics.ts";
 import type { EventOutcome } from "./events.ts";
 
 export interface StatusWriterMetrics extends ExecutorMetrics {

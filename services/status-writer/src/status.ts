@@ -5,9 +5,9 @@
 import { RESOURCES, KubeApiError } from "../../common/src/kube.ts";
 import type { ShardEpochView } from "../../common/src/shard-epochs.ts";
 import type { StatefulSetStatus, StatusResult, StatusWrite } from "#protocol";
-import { kubeErrorText } from "../../pvc-provisioner/src/executor/kube-errors.ts";
-import type { ExecutorMetrics } from "../../pvc-provisioner/src/executor/metrics.ts";
-import type { KubeApi } from "../../pvc-provisioner/src/executor/process.ts";
+import { kubeErrorText } from "../../common/src/executor/kube-errors.ts";
+import type { ExecutorMetrics } from "../../common/src/executor/metrics.ts";
+import type { KubeApi } from "../../common/src/executor/process.ts";
 
 interface StatefulSetObject {
   apiVersion?: string;

@@ -7,9 +7,9 @@ import { SAMPLE_MESSAGES, codecs, eventSubjects, shard as shardOf, statusSubject
 import type { EventRecord, StatefulSetStatus, StatusResult, StatusWrite } from "#protocol";
 import { RESOURCES } from "../../common/src/kube.ts";
 import { Kubectl, findKubectl } from "../../../tools/kube-sim/src/testing/kubectl.ts";
-import { eventually, startExecutorHarness, statefulSetManifest } from "../../pvc-provisioner/src/executor/testing.ts";
-import type { Harness } from "../../pvc-provisioner/src/executor/testing.ts";
-import type { KubeApi } from "../../pvc-provisioner/src/executor/process.ts";
+import { eventually, startExecutorHarness, statefulSetManifest } from "../../common/src/executor/testing.ts";
+import type { Harness } from "../../common/src/executor/testing.ts";
+import type { KubeApi } from "../../common/src/executor/process.ts";
 import { DEFAULT_STATUS_WRITER_SETTINGS } from "./config.ts";
 import type { CoreEvent } from "./correlator.ts";
 import { startStatusWriter } from "./writer.ts";

@@ -2,11 +2,10 @@
 import { Option } from "commander";
 import type { Command } from "commander";
 import { z } from "zod";
-import { CommonConfigSchema, integerOption, parseConfig, serviceCommand } from "../../common/src/config.ts";
+import { CommonConfigSchema, integerFlag, parseConfig, serviceCommand } from "../../common/src/config.ts";
 
 export function watcherCommand(): Command {
-  const int = (flags: string, description: string, env: string, fallback: number) =>
-    new Option(flags, description).env(env).argParser(integerOption).default(fallback);
+  const int = integerFlag;
   return serviceCommand(
     "stsfleet-watcher",
     "Lists and watches StatefulSets, Pods, PersistentVolumeClaims and ControllerRevisions and publishes each object, " +

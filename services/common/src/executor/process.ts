@@ -3,24 +3,24 @@
 // Kubernetes client with the service's User-Agent; then the service itself; and graceful shutdown in reverse.
 import { setTimeout as sleep } from "node:timers/promises";
 import type { NatsConnection } from "@nats-io/transport-node";
-import type { CommonConfig } from "../../../common/src/config.ts";
-import { backoffDelayMs } from "../../../common/src/backoff.ts";
-import { KubeClient, loadKubeConfig } from "../../../common/src/kube.ts";
-import { createLogger } from "../../../common/src/logger.ts";
-import type { Logger } from "../../../common/src/logger.ts";
-import { createCommonMetrics } from "../../../common/src/metrics.ts";
-import type { CommonMetrics } from "../../../common/src/metrics.ts";
-import { connectNats } from "../../../common/src/nats.ts";
-import { startOpsServer } from "../../../common/src/ops-server.ts";
-import type { OpsServer, ReadinessCheck } from "../../../common/src/ops-server.ts";
-import { watchShardEpochs } from "../../../common/src/shard-epochs.ts";
-import type { ShardEpochView } from "../../../common/src/shard-epochs.ts";
-import { createShutdown } from "../../../common/src/shutdown.ts";
-import { startTelemetry } from "../../../common/src/telemetry.ts";
-import { provisionTopology } from "../../../common/src/topology.ts";
-import type { Topology } from "../../../common/src/topology.ts";
-import { userAgent } from "../../../common/src/version.ts";
-import type { ServiceName } from "../../../common/src/version.ts";
+import type { CommonConfig } from "../config.ts";
+import { backoffDelayMs } from "../backoff.ts";
+import { KubeClient, loadKubeConfig } from "../kube.ts";
+import { createLogger } from "../logger.ts";
+import type { Logger } from "../logger.ts";
+import { createCommonMetrics } from "../metrics.ts";
+import type { CommonMetrics } from "../metrics.ts";
+import { connectNats } from "../nats.ts";
+import { startOpsServer } from "../ops-server.ts";
+import type { OpsServer, ReadinessCheck } from "../ops-server.ts";
+import { watchShardEpochs } from "../shard-epochs.ts";
+import type { ShardEpochView } from "../shard-epochs.ts";
+import { createShutdown } from "../shutdown.ts";
+import { startTelemetry } from "../telemetry.ts";
+import { provisionTopology } from "../topology.ts";
+import type { Topology } from "../topology.ts";
+import { userAgent } from "../version.ts";
+import type { ServiceName } from "../version.ts";
 
 /** The Kubernetes calls executors make; KubeClient implements it. */
 export type KubeApi = Pick<KubeClient, "get" | "create" | "replace" | "patch">;

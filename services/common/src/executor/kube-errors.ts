@@ -1,6 +1,6 @@
 // How executors read a failed Kubernetes request: the text upstream would put in an Event (a Go StatusError
 // prints the Status message), whether a retry can help, and the metric labels.
-import { KubeApiError } from "../../../common/src/kube.ts";
+import { KubeApiError } from "../kube.ts";
 
 /** The error text as client-go's StatusError.Error() prints it: the API server's Status message. */
 export function kubeErrorText(error: unknown): string {

@@ -2,7 +2,7 @@
 import { InvalidArgumentError, Option } from "commander";
 import type { Command } from "commander";
 import { z } from "zod";
-import { ConfigError, integerOption, parseConfig } from "../../../common/src/config.ts";
+import { ConfigError, integerOption, parseConfig } from "../config.ts";
 
 /** "1000,5000,30000" -> [1000, 5000, 30000]; "" -> []. */
 export function millisecondsListOption(value: string): number[] {

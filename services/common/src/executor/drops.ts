@@ -1,8 +1,8 @@
 // Counting and logging of messages an executor cannot use. Every drop is counted; the log gets the first drop of
 // each (subject template, reason) at once and then at most one line per interval with the number suppressed, so
 // a flood of garbage cannot flood the log too.
-import type { CommonMetrics } from "../../../common/src/metrics.ts";
-import type { Logger } from "../../../common/src/logger.ts";
+import type { CommonMetrics } from "../metrics.ts";
+import type { Logger } from "../logger.ts";
 
 /** Why a message was dropped: a DecodeFailure or one of the executors' own reasons. */
 export type DropReason =

@@ -1,7 +1,7 @@
 // Series both executors (pvc-provisioner, status-writer) export besides the common ones.
 import { Counter, Gauge, Histogram } from "prom-client";
 import type { CounterConfiguration, GaugeConfiguration, HistogramConfiguration, Registry } from "prom-client";
-import type { CommonMetrics } from "../../../common/src/metrics.ts";
+import type { CommonMetrics } from "../metrics.ts";
 import { kubeErrorLabels } from "./kube-errors.ts";
 
 export interface ExecutorMetrics {
