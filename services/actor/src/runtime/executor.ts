@@ -8,7 +8,7 @@ import { headers as natsHeaders } from "@nats-io/transport-node";
 import { context as otelContext } from "@opentelemetry/api";
 import { HEADERS, assertNever, codecs, eventSubjects, injectTraceContext, pvcCommandSubjects } from "#protocol";
 import type { EventRecord, KubeObject, SetAddress, SetRef } from "#protocol";
-import { KubeApiError, RESOURCES } from "../../../common/src/kube.ts";
+import { FENCING_EPOCH_HEADER, KubeApiError, RESOURCES, fencingEpoch } from "../../../common/src/kube.ts";
 import type { KubeClient } from "../../../common/src/kube.ts";
 import type { Logger } from "../../../common/src/logger.ts";
 import type { Expectation, Lookup } from "../domain/expectations.ts";
@@ -65,7 +65,7 @@ export class ClaimsNotReadyError extends Error {
   readonly claims: readonly string[];
 
   constructor(claims: readonly string[], timeoutMs: number) {
-    super(`claims ${claims.join(", ")} did not appear within ${timeoutMs} ms`);
+    super(`claims ${claims.join(", ")} were not visible as requested in the cache within ${timeoutMs} ms`);
     this.claims = claims;
   }
 }
@@ -169,7 +169,8 @@ export class Executor {
   private async perform(action: Exclude<PlanAction, CreateClaimAction>, ctx: TurnContext): Promise<ActionOutcome> {
     const { kube } = this.deps;
     const ns = ctx.set.namespace;
-    const options = { signal: ctx.signal };
+    // The epoch goes on every request so the audit log shows which owner wrote what (single-writer checks).
+    const options = { signal: ctx.signal, headers: { [FENCING_EPOCH_HEADER]: fencingEpoch(ctx.address.shard, ctx.epoch, this.deps.member) } };
     switch (action.type) {
       case "createRevision": {
         try {
@@ -179,7 +180,7 @@ export class Executor {
             rawBody: action.bodyJson,
             verb: "create",
             resource: "controllerrevisions",
-            signal: ctx.signal,
+            ...options,
           });
         } catch (error) {
           if (!(error instanceof KubeApiError) || !error.isAlreadyExists) throw error;
@@ -200,7 +201,7 @@ export class Executor {
         };
       case "deleteRevision":
         try {
-          await kube.delete({ ...RESOURCES.controllerrevisions, namespace: ns, name: action.name }, { preconditions: action.preconditions, signal: ctx.signal });
+          await kube.delete({ ...RESOURCES.controllerrevisions, namespace: ns, name: action.name }, { preconditions: action.preconditions, ...options });
         } catch (error) {
           if (!(error instanceof KubeApiError) || !error.isNotFound) throw error;
         }
@@ -248,13 +249,15 @@ export class Executor {
             ...(ref.blockOwnerDeletion != null ? { blockOwnerDeletion: ref.blockOwnerDeletion } : {}),
           })),
         }, `refs/${action.name}/${action.preconditions.resourceVersion}`);
-        // Applied asynchronously by the provisioner; the next turn sees the result through the cache.
-        return {
-          ok: true,
-          expectations: [
+        {
+          // Upstream updates the claim synchronously: a condemned pod must not be deleted before its claim names
+          // the pod as owner (or garbage collection would never remove the claim). Wait until the cache shows it.
+          const expectations: Expectation[] = [
             { type: "changed", kind: "PersistentVolumeClaim", namespace: ns, name: action.name, fromResourceVersion: action.preconditions.resourceVersion },
-          ],
-        };
+          ];
+          if (await this.deps.waitFor(expectations, this.deps.claimWaitTimeoutMs, ctx.signal)) return { ok: true, expectations };
+          return { ok: false, error: new ClaimsNotReadyError([action.name], this.deps.claimWaitTimeoutMs), expectations };
+        }
       case "createPod": {
         await kube.create<KubeObject>({ ...RESOURCES.pods, namespace: ns }, action.object, options);
         return { ok: true, expectations: [{ type: "exists", kind: "Pod", namespace: ns, name: action.name }] };
@@ -267,7 +270,7 @@ export class Executor {
         };
       case "deletePod":
         try {
-          await kube.delete({ ...RESOURCES.pods, namespace: ns, name: action.name }, { preconditions: action.preconditions, signal: ctx.signal });
+          await kube.delete({ ...RESOURCES.pods, namespace: ns, name: action.name }, { preconditions: action.preconditions, ...options });
         } catch (error) {
           if (!(error instanceof KubeApiError && error.isNotFound && action.ignoreNotFound)) throw error;
         }

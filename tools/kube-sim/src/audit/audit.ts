@@ -29,7 +29,13 @@ export interface AuditRecord {
   impersonatedUser: string | undefined;
   sourceIPs: string[];
   userAgent: string;
+  /** The writer's fencing token from the X-Stsfleet-Epoch request header, recorded as `stsfleet.dev/epoch`. */
+  epoch?: string | undefined;
 }
+
+/** Request header whose value the audit log keeps (stsfleet's actors send `<shard>/<epoch>/<member>`). */
+export const EPOCH_HEADER = "x-stsfleet-epoch";
+export const EPOCH_ANNOTATION = "stsfleet.dev/epoch";
 
 /** Wall-clock time with microseconds, as metav1.MicroTime prints it. */
 export function microTimestamp(): string {
@@ -62,7 +68,9 @@ export function auditEvent(r: AuditRecord): Record<string, unknown> {
   event["responseStatus"] = responseStatus;
   event["requestReceivedTimestamp"] = r.receivedTimestamp;
   event["stageTimestamp"] = r.stageTimestamp;
-  event["annotations"] = { "authorization.k8s.io/decision": "allow", "authorization.k8s.io/reason": "" };
+  const annotations: Record<string, string> = { "authorization.k8s.io/decision": "allow", "authorization.k8s.io/reason": "" };
+  if (r.epoch !== undefined) annotations[EPOCH_ANNOTATION] = r.epoch;
+  event["annotations"] = annotations;
   return event;
 }
 

@@ -3,7 +3,7 @@
 import { assertNever } from "#protocol";
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { AuditLog, microTimestamp } from "../audit/audit.ts";
+import { AuditLog, EPOCH_HEADER, microTimestamp } from "../audit/audit.ts";
 import type { AuditUser } from "../audit/audit.ts";
 import { aggregatedDiscovery, apiGroup, apiGroupList, apiResourceList, apiVersions, findGroup, SERVER_VERSION } from "../discovery/discovery.ts";
 import { StatusError, badRequest, failure, internalError, methodNotAllowed, notAcceptable, notFound, pathNotFound } from "../errors.ts";
@@ -195,6 +195,7 @@ async function handle(deps: HttpDeps, req: IncomingMessage, res: ServerResponse)
     objectRef["apiVersion"] = route.apiVersion;
     if (route.subresource !== "") objectRef["subresource"] = route.subresource;
     const impersonate = req.headers["impersonate-user"];
+    const epoch = req.headers[EPOCH_HEADER];
     deps.audit.record({
       auditID,
       verb,
@@ -208,6 +209,7 @@ async function handle(deps: HttpDeps, req: IncomingMessage, res: ServerResponse)
       impersonatedUser: typeof impersonate === "string" ? impersonate : undefined,
       sourceIPs: [req.socket.remoteAddress?.replace(/^::ffff:/, "") ?? "127.0.0.1"],
       userAgent: req.headers["user-agent"] ?? "",
+      epoch: typeof epoch === "string" ? epoch : undefined,
     });
   }
 }
