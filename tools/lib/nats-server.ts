@@ -8,6 +8,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { freeLoopbackPorts } from "../stsfleet/src/ports.ts";
 
 export interface NatsServerOptions {
   /** Executable to run; default `nats-server` from the PATH. */
@@ -143,7 +144,10 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
   });
 
   const cleanup = (keepStore: boolean) => {
-    if (keepStore || options.storeDir !== undefined) {
+    if (options.storeDir !== undefined) {
+      // The store lives elsewhere: the work dir only holds the config and the ports file.
+      rmSync(workDir, { recursive: true, force: true });
+    } else if (keepStore) {
       rmSync(configPath, { force: true });
     } else {
       rmSync(workDir, { recursive: true, force: true });
@@ -202,6 +206,136 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
         clearTimeout(timer);
       }
       cleanup(keepStore);
+    },
+  };
+}
+
+// --- a JetStream cluster on loopback (chaos tests: lose any node, streams and buckets with 3 replicas) ---------
+
+export interface NatsClusterOptions {
+  /** Nodes (default 3, the smallest cluster that survives the loss of one). */
+  readonly nodes?: number;
+  readonly executable?: string;
+  /** Server-side ping interval on every node (see NatsServerOptions). */
+  readonly pingIntervalMs?: number;
+  /** Raw config appended to every node's config. */
+  readonly extraConfig?: string;
+  /** How long to wait for a JetStream meta leader after start (default 30 s). */
+  readonly readyTimeoutMs?: number;
+}
+
+export interface NatsClusterNode {
+  readonly name: string;
+  readonly port: number;
+  readonly clusterPort: number;
+  readonly url: string;
+  readonly storeDir: string;
+  /** The running process, undefined while the node is stopped. */
+  readonly server: RunningNatsServer | undefined;
+}
+
+export interface RunningNatsCluster {
+  /** Every node's client URL, comma-separated (what the services take as `--nats-url`). */
+  readonly url: string;
+  readonly nodes: readonly NatsClusterNode[];
+  /** Stops node `index` (SIGKILL by default, else SIGTERM and wait), keeping its JetStream store. */
+  stopNode(index: number, options?: { signal?: "SIGKILL" | "SIGTERM" }): Promise<void>;
+  /** Starts a stopped node again on the same ports with the same store. */
+  startNode(index: number): Promise<void>;
+  /** Resolves when the nodes that run agree on a JetStream meta leader. */
+  waitForMetaLeader(timeoutMs?: number): Promise<string>;
+  /** Stops every node and removes the stores. */
+  stop(): Promise<void>;
+}
+
+interface JszMeta {
+  meta_cluster?: { leader?: string; cluster_size?: number };
+}
+
+export async function startNatsCluster(options: NatsClusterOptions = {}): Promise<RunningNatsCluster> {
+  const count = options.nodes ?? 3;
+  if (!Number.isInteger(count) || count < 1) throw new Error(`a cluster needs at least one node, got ${count}`);
+  const ports = await freeLoopbackPorts(count * 2);
+  const root = mkdtempSync(join(tmpdir(), "stsfleet-nats-cluster-"));
+  const clusterName = `stsfleet-${process.pid}-${Date.now().toString(36)}`;
+  const specs = Array.from({ length: count }, (_, i) => {
+    const port = ports[i * 2] ?? 0;
+    const clusterPort = ports[i * 2 + 1] ?? 0;
+    return { name: `n${i}`, port, clusterPort, url: `nats://127.0.0.1:${port}`, storeDir: join(root, `n${i}`, "jetstream") };
+  });
+  const routes = specs.map((s) => quote(`nats-route://127.0.0.1:${s.clusterPort}`)).join(", ");
+  const servers: (RunningNatsServer | undefined)[] = specs.map(() => undefined);
+
+  const startNode = async (index: number) => {
+    const spec = specs[index];
+    if (!spec) throw new RangeError(`no node ${index}`);
+    if (servers[index]) return;
+    servers[index] = await startNatsServer({
+      ...(options.executable !== undefined ? { executable: options.executable } : {}),
+      ...(options.pingIntervalMs !== undefined ? { pingIntervalMs: options.pingIntervalMs } : {}),
+      serverName: spec.name,
+      port: spec.port,
+      storeDir: spec.storeDir,
+      extraConfig: [
+        `cluster { name: ${quote(clusterName)}, listen: ${quote(`127.0.0.1:${spec.clusterPort}`)}, routes: [${routes}] }`,
+        options.extraConfig ?? "",
+      ].join("\n"),
+    });
+  };
+  const stopNode = async (index: number, { signal = "SIGKILL" }: { signal?: "SIGKILL" | "SIGTERM" } = {}) => {
+    const server = servers[index];
+    if (!server) return;
+    servers[index] = undefined;
+    if (signal === "SIGKILL") {
+      server.kill("SIGKILL");
+      await server.exited;
+    }
+    await server.stop({ keepStore: true });
+  };
+  const waitForMetaLeader = async (timeoutMs = options.readyTimeoutMs ?? 30_000) => {
+    const deadline = Date.now() + timeoutMs;
+    let last = "no answer";
+    while (Date.now() < deadline) {
+      const leaders = await Promise.all(
+        servers.map(async (server) => {
+          if (!server) return undefined;
+          try {
+            const response = await fetch(`${server.monitorUrl}/jsz`, { signal: AbortSignal.timeout(1_000) });
+            return ((await response.json()) as JszMeta).meta_cluster?.leader ?? "";
+          } catch (error) {
+            last = String(error);
+            return "";
+          }
+        }),
+      );
+      const running = leaders.filter((l): l is string => l !== undefined);
+      if (running.length > 0 && running.every((l) => l !== "" && l === running[0])) return running[0] ?? "";
+      last = JSON.stringify(leaders);
+      await sleep(100);
+    }
+    throw new NatsServerStartError(`no JetStream meta leader within ${timeoutMs} ms (last: ${last})`, options.executable ?? "nats-server", "");
+  };
+
+  try {
+    await Promise.all(specs.map((_, i) => startNode(i)));
+    await waitForMetaLeader();
+  } catch (error) {
+    await Promise.all(specs.map((_, i) => stopNode(i)));
+    rmSync(root, { recursive: true, force: true });
+    throw error;
+  }
+
+  return {
+    url: specs.map((s) => s.url).join(","),
+    get nodes() {
+      return specs.map((spec, i) => ({ ...spec, server: servers[i] }));
+    },
+    stopNode,
+    startNode,
+    waitForMetaLeader,
+    async stop() {
+      await Promise.all(specs.map((_, i) => stopNode(i, { signal: "SIGTERM" })));
+      rmSync(root, { recursive: true, force: true });
     },
   };
 }
