@@ -16,10 +16,6 @@ const { kube, audit } = t;
 
 type Policy = "Retain" | "Delete";
 
-/** Open bug, reported to the lead: remove the todo once it is fixed. */
-const OWNER_REF_RACE =
-  "bug: services/actor/src/runtime/executor.ts (case updateClaimOwnerRefs) publishes the claim owner-ref command and " +
-  "goes on with the turn without waiting for it, so the condemned pod is deleted before its claim is re-owned";
 const POLICIES: readonly Policy[] = ["Retain", "Delete"];
 
 function ownerKinds(claim: Claim | undefined): string[] {
@@ -29,10 +25,7 @@ function ownerKinds(claim: Claim | undefined): string[] {
 describe("claim retention policies end to end", { concurrency: true }, () => {
   for (const whenDeleted of POLICIES) {
     for (const whenScaled of POLICIES) {
-      // While OWNER_REF_RACE is open, a scaled-down pod's claim sometimes gets its owner reference after the pod is
-      // gone; the simulator's garbage collector then never collects it and these two variants fail intermittently.
-      const todo = whenScaled === "Delete" ? OWNER_REF_RACE : false;
-      it(`whenDeleted=${whenDeleted}, whenScaled=${whenScaled}: claims are kept or deleted as the policy says`, { todo }, async () => {
+      it(`whenDeleted=${whenDeleted}, whenScaled=${whenScaled}: claims are kept or deleted as the policy says`, async () => {
         const ns = `e2e-retain-${whenDeleted.toLowerCase()}-${whenScaled.toLowerCase()}`;
         await t.createNamespace(ns);
         await createSet(kube, ns, "db", { replicas: 3, retention: { whenDeleted, whenScaled } });
@@ -88,7 +81,7 @@ describe("claim retention policies end to end", { concurrency: true }, () => {
 // replaced by a new pod of the same name using the same claim. Pausing the pvc-provisioner (SIGSTOP) makes the
 // order observable: the pod must stay until the provisioner, resumed, has written the claim's owner.
 describe("claim owner references before condemned pods are deleted", () => {
-  it("whenScaled=Delete: no condemned pod is deleted while its claim's new owner reference is not written", { todo: OWNER_REF_RACE }, async () => {
+  it("whenScaled=Delete: no condemned pod is deleted while its claim's new owner reference is not written", async () => {
     const ns = "e2e-retain-order";
     await t.createNamespace(ns);
     await createSet(kube, ns, "db", { replicas: 3, retention: { whenDeleted: "Retain", whenScaled: "Delete" } });

@@ -2,8 +2,8 @@
 // watch on the `shards` bucket. A command whose epoch is lower than the shard's current epoch comes from an
 // owner that has lost the shard and is rejected.
 import type { KV } from "@nats-io/kv";
-import { codecs, shardKeys } from "#protocol";
-import type { ShardRecord } from "#protocol";
+import { DecodeError, codecs, shardKeys } from "#protocol";
+import type { DecodeFailure, ShardRecord } from "#protocol";
 import type { Logger } from "./logger.ts";
 
 export interface ShardEpochView {
@@ -15,7 +15,11 @@ export interface ShardEpochView {
   stop(): void;
 }
 
-export async function watchShardEpochs(bucket: KV, logger: Logger): Promise<ShardEpochView> {
+export async function watchShardEpochs(
+  bucket: KV,
+  logger: Logger,
+  onUndecodable?: (reason: DecodeFailure) => void,
+): Promise<ShardEpochView> {
   const epochs = new Map<number, { epoch: number; record: ShardRecord | undefined }>();
   const initialValues = (await bucket.status()).values;
   let ready = initialValues === 0;
@@ -34,6 +38,7 @@ export async function watchShardEpochs(bucket: KV, logger: Logger): Promise<Shar
           record = codecs.shardRecord.decode(entry.value);
         } catch (error) {
           logger.warn({ key: entry.key, err: error }, "undecodable shard record");
+          onUndecodable?.(error instanceof DecodeError ? error.reason : "invalid");
         }
       }
       const previous = epochs.get(shard);

@@ -299,6 +299,7 @@ export async function startWatcher(config: Readonly<WatcherConfig>, deps: Watche
     kv: topology.leases,
     logger,
     metrics,
+    onUndecodable: () => common.droppedMessages.inc({ subject: "$KV.leases.watcher", reason: "invalid" }),
     random,
     options: {
       key: LEASE_KEY,

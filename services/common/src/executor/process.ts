@@ -154,7 +154,8 @@ export async function runExecutorProcess<C extends CommonConfig & { readonly nat
     stopped,
   );
   if (!topology) return;
-  const epochs = await retryForever("watching shard epochs", logger, () => watchShardEpochs(topology.shards, logger), stopped);
+  const epochs = await retryForever("watching shard epochs", logger, () =>
+    watchShardEpochs(topology.shards, logger, (reason) => metrics.droppedMessages.inc({ subject: "$KV.shards.{shard}", reason })), stopped);
   if (!epochs) return;
   state.epochs = epochs;
 

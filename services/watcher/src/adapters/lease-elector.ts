@@ -44,6 +44,9 @@ export class LeaseElector {
   private lastRenewMs = 0;
   private memory: StandbyMemory | undefined;
   private observed = false;
+  /** Counted once per undecodable revision, not once per poll. */
+  private undecodableRevision = 0;
+  private readonly onUndecodable: (() => void) | undefined;
   private running: Promise<void> | undefined;
 
   constructor(init: {
@@ -52,10 +55,13 @@ export class LeaseElector {
     callbacks: LeaseCallbacks;
     logger: Logger;
     metrics: WatcherMetrics;
+    /** Called for a lease record that cannot be decoded (it is then treated as no lease). */
+    onUndecodable?: () => void;
     now?: () => number;
     wallNow?: () => number;
     random?: () => number;
   }) {
+    this.onUndecodable = init.onUndecodable;
     this.kv = init.kv;
     this.options = init.options;
     this.callbacks = init.callbacks;
@@ -155,12 +161,13 @@ export class LeaseElector {
 
   private async tryAcquire(): Promise<void> {
     const entry = await this.kv.get(this.options.key);
+    const record = entry?.operation === "PUT" ? decodeLease(entry.value) : undefined;
+    if (entry?.operation === "PUT" && record === undefined && this.undecodableRevision !== entry.revision) {
+      this.undecodableRevision = entry.revision;
+      this.onUndecodable?.();
+    }
     const observation: LeaseObservation | undefined = entry
-      ? {
-          revision: entry.revision,
-          deleted: entry.operation !== "PUT",
-          record: entry.operation === "PUT" ? decodeLease(entry.value) : undefined,
-        }
+      ? { revision: entry.revision, deleted: entry.operation !== "PUT", record }
       : undefined;
     const decision = decideStandby(observation, this.memory, this.now(), this.options);
     this.observed = true;

@@ -89,7 +89,11 @@ export class GarbageCollector {
     if (deleting && (finalizers.includes(FINALIZER_ORPHAN) || finalizers.includes(FINALIZER_FOREGROUND))) {
       this.enqueue({ kind: "finalize-owner", resourceKey: rk, key: entry.key });
     }
-    if (event.type === "ADDED" && entry.ownerUids.length > 0) this.enqueue({ kind: "dangling", resourceKey: rk, key: entry.key });
+    // A real garbage collector checks owners whenever references change: one added later may name an object that is
+    // already gone (e.g. a claim re-owned by a pod deleted meanwhile), and the dependent must then be collected.
+    const prevOwners = event.prev?.ownerUids ?? [];
+    const ownersChanged = event.type === "ADDED" || entry.ownerUids.some((uid) => !prevOwners.includes(uid));
+    if (ownersChanged && entry.ownerUids.length > 0) this.enqueue({ kind: "dangling", resourceKey: rk, key: entry.key });
     if (rk === "/namespaces" && deleting) this.enqueue({ kind: "namespace", name: entry.name });
     if (rk === "/persistentvolumeclaims" && deleting && finalizers.includes(PVC_PROTECTION)) this.enqueue({ kind: "pvc-protection", namespace: entry.namespace });
     if (rk === "/persistentvolumes" && deleting && finalizers.includes(PV_PROTECTION)) this.enqueue({ kind: "pv-protection" });

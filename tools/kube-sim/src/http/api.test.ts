@@ -131,6 +131,25 @@ describe("kube-sim REST semantics", () => {
       });
     });
 
+    it("collects a dependent whose owner reference, added later, names an object that is already gone", async () => {
+      const owner = await call("POST", "/api/v1/namespaces/default/configmaps", { metadata: { name: "gc-owner" } });
+      assert.equal(owner.status, 201);
+      const ownerUid = getPath(owner.body, ["metadata", "uid"]) as string;
+      assert.equal((await call("DELETE", "/api/v1/namespaces/default/configmaps/gc-owner")).status, 200);
+      const dependent = await call("POST", "/api/v1/namespaces/default/configmaps", { metadata: { name: "gc-dependent" } });
+      assert.equal(dependent.status, 201);
+      const patched = await call(
+        "PATCH",
+        "/api/v1/namespaces/default/configmaps/gc-dependent",
+        { metadata: { ownerReferences: [{ apiVersion: "v1", kind: "ConfigMap", name: "gc-owner", uid: ownerUid }] } },
+        { "Content-Type": "application/merge-patch+json" },
+      );
+      assert.equal(patched.status, 200);
+      await until("the dangling dependent to be collected", async () =>
+        (await call("GET", "/api/v1/namespaces/default/configmaps/gc-dependent")).status === 404 ? true : undefined,
+      );
+    });
+
     it("assigns uid, creationTimestamp, increasing resourceVersions, generation and generateName", async () => {
       const a = await call("POST", "/api/v1/namespaces/default/configmaps", { metadata: { generateName: "gen-" } });
       const b = await call("POST", "/api/v1/namespaces/default/configmaps", { metadata: { generateName: "gen-" } });
