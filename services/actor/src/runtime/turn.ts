@@ -1,7 +1,7 @@
 // One reconcile turn of one StatefulSet: snapshot from the cache, plan(), append the intent (the fence), execute the
 // steps in order, write status through the status-writer. Mirrors upstream sync(): adoption and revision failures
 // end the turn before status; pod failures still write status and truncate history.
-import { SpanKind, SpanStatusCode, context as otelContext, trace } from "@opentelemetry/api";
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context as otelContext, trace } from "@opentelemetry/api";
 import type { Link } from "@opentelemetry/api";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { headers as natsHeaders } from "@nats-io/transport-node";
@@ -100,6 +100,10 @@ export function createTurnRunner(deps: TurnDeps): TurnRunner {
       snapshot.revisions = [...snapshot.revisions, ...extra.filter((r) => !known.has(r.metadata?.name))];
     }
     const links: Link[] = trigger.links.map((context) => ({ context }));
+    // The turn continues the trace of the newest change that triggered it (a single event is the common case, and
+    // the messaging conventions allow a parent then); every coalesced event is also a link.
+    const newest = trigger.links.at(-1);
+    const parent = newest ? trace.setSpanContext(ROOT_CONTEXT, newest) : ROOT_CONTEXT;
     const turn = ++turnCounter;
     return tracer.startActiveSpan(
       "reconcile StatefulSet",
@@ -115,6 +119,7 @@ export function createTurnRunner(deps: TurnDeps): TurnRunner {
           "stsfleet.turn.reasons": trigger.reasons.join(","),
         },
       },
+      parent,
       async (span) => {
         try {
           const outcome = await runTurn(deps, { key, namespace, name, shard, epoch, signal, turn, snapshot, collisions });
