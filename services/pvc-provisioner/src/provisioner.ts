@@ -9,15 +9,18 @@ import { AckPolicy, jetstream, jetstreamManager } from "@nats-io/jetstream";
 import type { ConsumerConfig, ConsumerMessages, JetStreamManager, JsMsg } from "@nats-io/jetstream";
 import { headers as natsHeaders, nanos } from "@nats-io/transport-node";
 import { setTimeout as sleep } from "node:timers/promises";
-import { CONSUMERS, STREAMS, TRACE_HEADERS, assertNever, codecs, eventSubjects, pvcCommandSubjects } from "#protocol";
+import { trace } from "@opentelemetry/api";
+import type { Span } from "@opentelemetry/api";
+import { CONSUMERS, HEADERS, STREAMS, assertNever, codecs, eventSubjects, pvcCommandSubjects } from "#protocol";
 import type { EventRecord, PvcCommand } from "#protocol";
 import { backoffDelayMs } from "../../common/src/backoff.ts";
+import { failSpan, withConsumerSpan, withProducerSpan } from "../../common/src/messaging-trace.ts";
 import { NatsFeatureError } from "../../common/src/nats.ts";
 import type { ReadinessCheck } from "../../common/src/ops-server.ts";
 import { InvalidClaimError, checkClaims, executeCreate, executeUpdateOwnerRefs } from "./claims.ts";
 import type { ClaimDeps, ClaimEvent, CommandOutcome, CommandResult } from "./claims.ts";
 import { DropReporter } from "../../common/src/executor/drops.ts";
-import { readSetMessage } from "../../common/src/executor/intake.ts";
+import { readSetMessage, subjectShard } from "../../common/src/executor/intake.ts";
 import type { ExecutorDeps, ExecutorHandle } from "../../common/src/executor/process.ts";
 import type { PvcProvisionerSettings } from "./config.ts";
 import { createPvcMetrics } from "./metrics.ts";
@@ -34,6 +37,8 @@ export interface PvcProvisionerOptions {
 }
 
 type Disposition = { kind: "ack" } | { kind: "term" } | { kind: "nak"; delayMs: number };
+
+const tracer = trace.getTracer("stsfleet-pvc-provisioner");
 
 /** The consumer every replica shares. nats-server 2.9 replaces ack_wait with backoff[0] when a backoff is set. */
 export function desiredConsumer(settings: PvcProvisionerSettings): Partial<ConsumerConfig> & { durable_name: string } {
@@ -137,7 +142,7 @@ export async function startPvcProvisioner(
   let lastConsumeError: string | undefined;
   let messages: ConsumerMessages | undefined;
 
-  const publishEvent = (command: PvcCommand, event: ClaimEvent, source: JsMsg) => {
+  const publishEvent = (command: PvcCommand, event: ClaimEvent) => {
     const record: EventRecord = {
       type: "event.record",
       shard: command.shard,
@@ -155,16 +160,14 @@ export async function startPvcProvisioner(
       action: "Create",
       occurredAtMs: nowMs(),
     };
+    const address = { shard: command.shard, namespace: command.set.namespace, name: command.set.name };
+    const subject = eventSubjects.build(address);
+    const bytes = codecs.eventRecord.encode(record);
     const headers = natsHeaders();
-    for (const key of Object.values(TRACE_HEADERS)) {
-      const value = source.headers?.get(key);
-      if (value) headers.set(key, value);
-    }
     try {
-      deps.nats.publish(
-        eventSubjects.build({ shard: command.shard, namespace: command.set.namespace, name: command.set.name }),
-        codecs.eventRecord.encode(record),
-        { headers },
+      // Inside the command's span: the status-writer's work on the event joins the same trace.
+      withProducerSpan(tracer, { template: eventSubjects.template, subject, shard: command.shard, bodySize: bytes.length }, headers, () =>
+        deps.nats.publish(subject, bytes, { headers }),
       );
     } catch (error) {
       // Events are best effort, as in client-go; a closed connection must not fail the command.
@@ -172,8 +175,8 @@ export async function startPvcProvisioner(
     }
   };
 
-  const execute = async (command: PvcCommand, source: JsMsg): Promise<CommandResult> => {
-    const claimDeps: ClaimDeps = { kube: deps.kube, metrics, recordEvent: (event) => publishEvent(command, event, source) };
+  const execute = async (command: PvcCommand): Promise<CommandResult> => {
+    const claimDeps: ClaimDeps = { kube: deps.kube, metrics, recordEvent: (event) => publishEvent(command, event) };
     switch (command.type) {
       case "pvc.create":
         return executeCreate(command, claimDeps);
@@ -184,7 +187,24 @@ export async function startPvcProvisioner(
     }
   };
 
-  const handle = async (m: JsMsg): Promise<void> => {
+  // One CONSUMER span per delivery, continuing the actor's trace; the claim calls to Kubernetes are its children.
+  const handle = (m: JsMsg): Promise<void> =>
+    withConsumerSpan(
+      tracer,
+      {
+        template: pvcCommandSubjects.template,
+        subject: m.subject,
+        shard: subjectShard(pvcCommandSubjects, m.subject),
+        messageId: m.headers?.has(HEADERS.msgId) ? m.headers.get(HEADERS.msgId) : undefined,
+        consumerGroup: CONSUMERS.pvcProvisioner,
+        bodySize: m.data.length,
+      },
+      m.headers,
+      (span) => handleCommand(m, span),
+    );
+
+  const handleCommand = async (m: JsMsg, span: Span): Promise<void> => {
+    span.setAttribute("stsfleet.delivery", m.info.deliveryCount);
     const intake = readSetMessage(pvcCommandSubjects, codecs.pvcCommand, m.subject, m.data, (c) => ({
       shard: c.shard,
       namespace: c.set.namespace,
@@ -192,10 +212,18 @@ export async function startPvcProvisioner(
     }));
     if (!intake.ok) {
       drops.drop(pvcCommandSubjects.template, intake.reason, { ...intake.detail, streamSequence: m.seq });
+      failSpan(span, `dropped: ${intake.reason}`);
       m.term();
       return;
     }
     const command = intake.message;
+    span.setAttributes({
+      "stsfleet.command.type": command.type,
+      "stsfleet.epoch": command.epoch,
+      "k8s.namespace.name": command.set.namespace,
+      "k8s.statefulset.name": command.set.name,
+      "k8s.statefulset.uid": command.set.uid,
+    });
     const endTimer = metrics.commandDuration.startTimer({ type: command.type });
     const log = logger.child({
       command: command.type,
@@ -209,6 +237,7 @@ export async function startPvcProvisioner(
       metrics.staleEpochRejected.inc({ subject: pvcCommandSubjects.template });
       metrics.countCommand(command.type, "stale-epoch");
       log.info({ currentEpoch: deps.epochs.epochOf(command.shard) }, "rejected a command from a stale epoch");
+      span.setAttribute("stsfleet.command.outcome", "stale-epoch");
       m.term();
       endTimer();
       return;
@@ -219,6 +248,7 @@ export async function startPvcProvisioner(
       } catch (error) {
         if (!(error instanceof InvalidClaimError)) throw error;
         drops.drop(pvcCommandSubjects.template, "invalid", { natsSubject: m.subject, problem: error.message });
+        failSpan(span, "dropped: invalid");
         m.term();
         endTimer();
         return;
@@ -227,7 +257,7 @@ export async function startPvcProvisioner(
     const heartbeat = setInterval(() => m.working(), workingIntervalMs);
     let result: CommandResult;
     try {
-      result = await execute(command, m);
+      result = await execute(command);
     } catch (error) {
       result = { outcome: "retry", detail: error instanceof Error ? error.message : String(error) };
     } finally {
@@ -237,6 +267,8 @@ export async function startPvcProvisioner(
     const outcome: CommandOutcome =
       decided.kind === "term" && (result.outcome === "retry" || result.outcome === "terminating") ? "exhausted" : result.outcome;
     metrics.countCommand(command.type, outcome);
+    span.setAttribute("stsfleet.command.outcome", outcome);
+    if (outcome === "failed" || outcome === "exhausted" || outcome === "retry") failSpan(span, `${outcome}: ${result.detail ?? ""}`);
     switch (decided.kind) {
       case "ack":
         m.ack();

@@ -3,12 +3,16 @@
 // ...GetErrorFailure) and client-go's events_cache_test.go for the Event side.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { headers as natsHeaders } from "@nats-io/transport-node";
+import { SpanKind } from "@opentelemetry/api";
 import { SAMPLE_MESSAGES, codecs, eventSubjects, shard as shardOf, statusSubjects } from "#protocol";
 import type { EventRecord, StatefulSetStatus, StatusResult, StatusWrite } from "#protocol";
 import { RESOURCES } from "../../common/src/kube.ts";
 import { Kubectl, findKubectl } from "../../../tools/kube-sim/src/testing/kubectl.ts";
 import { eventually, startExecutorHarness, statefulSetManifest } from "../../common/src/executor/testing.ts";
 import type { Harness } from "../../common/src/executor/testing.ts";
+import { startSpanRecorder } from "../../common/src/executor/span-recorder.ts";
+import type { RecordedSpan, SpanRecorder } from "../../common/src/executor/span-recorder.ts";
 import type { KubeApi } from "../../common/src/executor/process.ts";
 import { DEFAULT_STATUS_WRITER_SETTINGS } from "./config.ts";
 import type { CoreEvent } from "./correlator.ts";
@@ -52,6 +56,7 @@ describe("status-writer", () => {
   const gate = new Gate();
   let conflictsLeft = 0;
   const epochs = new Map<number, number>();
+  let spans: SpanRecorder;
 
   const createSet = async (name: string) =>
     h.kube.create<StoredSet>({ ...RESOURCES.statefulsets, namespace: NAMESPACE }, statefulSetManifest(name, NAMESPACE));
@@ -82,6 +87,7 @@ describe("status-writer", () => {
   };
 
   before(async () => {
+    spans = startSpanRecorder();
     h = await startExecutorHarness({
       service: "status-writer",
       sim: { faults: { conflictRate: 1, random: () => (conflictsLeft-- > 0 ? 0 : 1) } },
@@ -101,6 +107,7 @@ describe("status-writer", () => {
   after(async () => {
     await writer.stop();
     await h.close();
+    await spans.shutdown();
   });
 
   it("writes /status and answers with the new resourceVersion; the same status again is `unchanged`", async () => {
@@ -304,6 +311,75 @@ describe("status-writer", () => {
       } finally {
         kubectl.cleanup();
       }
+    });
+  });
+
+  describe("tracing", () => {
+    const traceId = "0af7651916cd43dd8448eb211c80319c";
+    const senderSpanId = "b7ad6b7169203331";
+    const traced = () => {
+      const headers = natsHeaders();
+      headers.set("traceparent", `00-${traceId}-${senderSpanId}-01`);
+      return headers;
+    };
+    const processSpan = async (template: string): Promise<RecordedSpan> => {
+      const find = () => spans.named(`process ${template}`).find((span) => span.spanContext().traceId === traceId);
+      await eventually(() => find() !== undefined, `a process span for ${template} in the sender's trace`);
+      const span = find();
+      assert.ok(span);
+      return span;
+    };
+    const clientChildren = (parent: RecordedSpan) =>
+      spans.spans.filter((span) => span.kind === SpanKind.CLIENT && spans.parentOf(span) === parent.spanContext().spanId).map((span) => span.name);
+
+    it("a status request: CONSUMER span in the sender's trace, the read and the /status write inside, logs carry its ids", async () => {
+      spans.clear();
+      const set = await createSet("traced");
+      const write = await writeFor(set, status(1));
+      const subject = statusSubjects.build({ shard: write.shard, namespace: NAMESPACE, name: "traced" });
+      const reply = await h.nats.request(subject, codecs.statusWrite.encode(write), { timeout: 5_000, headers: traced() });
+      assert.equal(codecs.statusResult.decode(reply.data).outcome, "written");
+      const span = await processSpan(statusSubjects.template);
+      assert.equal(span.kind, SpanKind.CONSUMER);
+      assert.equal(spans.parentOf(span), senderSpanId);
+      assert.deepEqual(
+        [
+          span.attributes["messaging.system"],
+          span.attributes["messaging.destination.name"],
+          span.attributes["messaging.destination.template"],
+          span.attributes["messaging.destination.partition.id"],
+          span.attributes["messaging.consumer.group.name"],
+          span.attributes["stsfleet.status.outcome"],
+        ],
+        ["nats", subject, "svc.status.{shard}.{namespace}.{name}", String(write.shard), "status", "written"],
+      );
+      const calls = clientChildren(span);
+      assert.ok(calls.includes("GET statefulsets") && calls.some((name) => /^(PUT|PATCH) statefulsets/.test(name)), `children: ${calls.join(", ")}`);
+      const logged = h.logLines.find((line) => line["msg"] === "status write answered" && line["set"] === `${NAMESPACE}/traced`);
+      assert.deepEqual([logged?.["trace_id"], logged?.["span_id"]], [traceId, span.spanContext().spanId]);
+    });
+
+    it("an event: CONSUMER span in the sender's trace with the Event create inside", async () => {
+      spans.clear();
+      const set = await getSet("traced");
+      const { shard, epoch } = await shardEpoch("traced");
+      const record: EventRecord = {
+        type: "event.record",
+        shard,
+        epoch,
+        regarding: { apiVersion: "apps/v1", kind: "StatefulSet", namespace: NAMESPACE, name: "traced", uid: set.metadata.uid },
+        eventType: "Normal",
+        reason: "SuccessfulCreate",
+        note: "create Pod traced-0 in StatefulSet traced successful",
+        action: "Create",
+        occurredAtMs: Date.now(),
+      };
+      h.nats.publish(eventSubjects.build({ shard, namespace: NAMESPACE, name: "traced" }), codecs.eventRecord.encode(record), { headers: traced() });
+      const span = await processSpan(eventSubjects.template);
+      assert.equal(spans.parentOf(span), senderSpanId);
+      assert.equal(span.attributes["messaging.consumer.group.name"], "events");
+      assert.equal(span.attributes["stsfleet.event.outcome"], "created");
+      assert.deepEqual(clientChildren(span), ["POST events"]);
     });
   });
 });

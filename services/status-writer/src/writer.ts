@@ -4,12 +4,19 @@
 //     one (which is answered `superseded`), then writeStatus() and a StatusResult reply.
 //   svc.event.>  (queue `events`, publish): a bounded queue in front of the EventCorrelator and the API server.
 // Requests from a fenced (stale-epoch) owner are refused at intake, so they can never displace a current write.
+// Every message gets a CONSUMER span from arrival until it is answered or written, continuing the sender's trace;
+// the Kubernetes calls made for it run in that span's context.
 import type { Msg, Subscription } from "@nats-io/transport-node";
+import { context as otelContext, trace } from "@opentelemetry/api";
+import type { Span } from "@opentelemetry/api";
 import { CONSUMERS, codecs, eventSubjects, statusSubjects } from "#protocol";
 import type { EventRecord, StatusResult, StatusWrite } from "#protocol";
+import { failSpan, startConsumerSpan } from "../../common/src/messaging-trace.ts";
+import type { ConsumerSpan } from "../../common/src/messaging-trace.ts";
 import type { ReadinessCheck } from "../../common/src/ops-server.ts";
 import { DropReporter } from "../../common/src/executor/drops.ts";
-import { readSetMessage } from "../../common/src/executor/intake.ts";
+import { readSetMessage, subjectShard } from "../../common/src/executor/intake.ts";
+import type { SetSubjectFamily } from "../../common/src/executor/intake.ts";
 import type { ExecutorDeps, ExecutorHandle } from "../../common/src/executor/process.ts";
 import type { StatusWriterSettings } from "./config.ts";
 import { EventCorrelator } from "./correlator.ts";
@@ -29,10 +36,37 @@ export interface StatusWriterOptions {
   readonly nowMs?: () => number;
 }
 
-interface PendingWrite {
-  readonly write: StatusWrite;
+/** A status request from arrival until it is answered. */
+interface Request {
   readonly message: Msg;
   readonly arrivedAtMs: number;
+  readonly trace: ConsumerSpan;
+}
+
+interface PendingWrite extends Request {
+  readonly write: StatusWrite;
+}
+
+interface PendingEvent {
+  readonly record: EventRecord;
+  readonly trace: ConsumerSpan;
+}
+
+const tracer = trace.getTracer("stsfleet-status-writer");
+
+function consumerSpan(family: SetSubjectFamily, group: string, message: Msg): ConsumerSpan {
+  const target = {
+    template: family.template,
+    subject: message.subject,
+    shard: subjectShard(family, message.subject),
+    consumerGroup: group,
+    bodySize: message.data.length,
+  };
+  return startConsumerSpan(tracer, target, message.headers);
+}
+
+function setSpanAttributes(span: Span, set: { readonly namespace: string; readonly name: string }, epoch: number): void {
+  span.setAttributes({ "k8s.namespace.name": set.namespace, "k8s.statefulset.name": set.name, "stsfleet.epoch": epoch });
 }
 
 export async function startStatusWriter(
@@ -46,46 +80,50 @@ export async function startStatusWriter(
   const nowMs = options.nowMs ?? (() => Date.now());
   let stopping = false;
 
-  const answer = (message: Msg, arrivedAtMs: number, result: StatusResult) => {
+  const answer = ({ message, arrivedAtMs, trace: { span } }: Request, result: StatusResult) => {
     metrics.countStatus(result.outcome, (performance.now() - arrivedAtMs) / 1000);
-    if (!message.reply) return;
+    span.setAttribute("stsfleet.status.outcome", result.outcome);
+    if (result.outcome === "failed") failSpan(span, result.message ?? "failed");
     try {
-      message.respond(codecs.statusResult.encode(result));
+      if (message.reply) message.respond(codecs.statusResult.encode(result));
     } catch (error) {
       logger.debug({ err: error }, "could not answer a status request");
+    } finally {
+      span.end();
     }
   };
 
   const writes = new LatestWins<PendingWrite>({
     concurrency: settings.statusConcurrency,
-    run: async (_key, pending) => {
-      let result: StatusResult;
-      try {
-        result = await writeStatus(pending.write, {
-          kube: deps.kube,
-          epochs: deps.epochs,
-          metrics,
-          maxConflictRetries: settings.statusConflictRetries,
-          onConflict: () => metrics.statusConflicts.inc(),
-        });
-      } catch (error) {
-        result = { type: "status.result", outcome: "failed", message: error instanceof Error ? error.message : String(error) };
-      }
-      if (result.outcome === "stale-epoch") metrics.staleEpochRejected.inc({ subject: statusSubjects.template });
-      const level = result.outcome === "failed" ? "warn" : "debug";
-      logger[level](
-        { set: `${pending.write.set.namespace}/${pending.write.set.name}`, outcome: result.outcome, message: result.message },
-        "status write answered",
-      );
-      answer(pending.message, pending.arrivedAtMs, result);
-      metrics.statusPendingSets.set(writes.size);
-    },
-    superseded: (pending) =>
-      answer(pending.message, pending.arrivedAtMs, { type: "status.result", outcome: "superseded", message: "a newer write for this set arrived" }),
+    run: (_key, pending) => otelContext.with(pending.trace.context, () => runWrite(pending)),
+    superseded: (pending) => answer(pending, { type: "status.result", outcome: "superseded", message: "a newer write for this set arrived" }),
   });
 
+  async function runWrite(pending: PendingWrite): Promise<void> {
+    let result: StatusResult;
+    try {
+      result = await writeStatus(pending.write, {
+        kube: deps.kube,
+        epochs: deps.epochs,
+        metrics,
+        maxConflictRetries: settings.statusConflictRetries,
+        onConflict: () => metrics.statusConflicts.inc(),
+      });
+    } catch (error) {
+      result = { type: "status.result", outcome: "failed", message: error instanceof Error ? error.message : String(error) };
+    }
+    if (result.outcome === "stale-epoch") metrics.staleEpochRejected.inc({ subject: statusSubjects.template });
+    const level = result.outcome === "failed" ? "warn" : "debug";
+    logger[level](
+      { set: `${pending.write.set.namespace}/${pending.write.set.name}`, outcome: result.outcome, message: result.message },
+      "status write answered",
+    );
+    answer(pending, result);
+    metrics.statusPendingSets.set(writes.size);
+  }
+
   const onStatus = (message: Msg) => {
-    const arrivedAtMs = performance.now();
+    const request: Request = { message, arrivedAtMs: performance.now(), trace: consumerSpan(statusSubjects, CONSUMERS.statusWriter, message) };
     const intake = readSetMessage(statusSubjects, codecs.statusWrite, message.subject, message.data, (w) => ({
       shard: w.shard,
       namespace: w.set.namespace,
@@ -93,20 +131,21 @@ export async function startStatusWriter(
     }));
     if (!intake.ok) {
       drops.drop(statusSubjects.template, intake.reason, intake.detail);
-      answer(message, arrivedAtMs, { type: "status.result", outcome: "failed", message: `dropped: ${intake.reason}` });
+      answer(request, { type: "status.result", outcome: "failed", message: `dropped: ${intake.reason}` });
       return;
     }
     const write = intake.message;
+    setSpanAttributes(request.trace.span, write.set, write.epoch);
     if (stopping) {
-      answer(message, arrivedAtMs, { type: "status.result", outcome: "failed", message: "status-writer is shutting down" });
+      answer(request, { type: "status.result", outcome: "failed", message: "status-writer is shutting down" });
       return;
     }
     if (deps.epochs.isStale(write.shard, write.epoch)) {
       metrics.staleEpochRejected.inc({ subject: statusSubjects.template });
-      answer(message, arrivedAtMs, { type: "status.result", outcome: "stale-epoch" });
+      answer(request, { type: "status.result", outcome: "stale-epoch" });
       return;
     }
-    writes.submit(`${write.set.namespace}/${write.set.name}`, { write, message, arrivedAtMs });
+    writes.submit(`${write.set.namespace}/${write.set.name}`, { ...request, write });
     metrics.statusPendingSets.set(writes.size);
   };
 
@@ -126,21 +165,28 @@ export async function startStatusWriter(
     nanos: new EventNanos(),
     nowMs,
   };
-  const queue: EventRecord[] = [];
+  const queue: PendingEvent[] = [];
   let activeEvents = 0;
   let eventsIdle: (() => void)[] = [];
 
   const pumpEvents = () => {
     while (activeEvents < settings.eventConcurrency) {
-      const record = queue.shift();
-      if (!record) break;
+      const pending = queue.shift();
+      if (!pending) break;
       activeEvents += 1;
-      void recordEvent(record, { maxTries: settings.eventMaxTries, retryDelayMs: settings.eventRetryDelayMs }, sinkDeps, abort.signal)
+      const { span, context } = pending.trace;
+      void otelContext
+        .with(context, () =>
+          recordEvent(pending.record, { maxTries: settings.eventMaxTries, retryDelayMs: settings.eventRetryDelayMs }, sinkDeps, abort.signal),
+        )
         .catch((error: unknown) => {
           logger.error({ err: error }, "unexpected error writing an event");
           return "failed" as const;
         })
         .then((outcome) => {
+          span.setAttribute("stsfleet.event.outcome", outcome);
+          if (outcome === "failed") failSpan(span, "event not written");
+          span.end();
           metrics.countEvent(outcome);
           activeEvents -= 1;
           pumpEvents();
@@ -155,25 +201,37 @@ export async function startStatusWriter(
   };
 
   const onEvent = (message: Msg) => {
+    const eventTrace = consumerSpan(eventSubjects, CONSUMERS.eventWriter, message);
+    const { span } = eventTrace;
+    const settle = (outcome: string, failure?: string) => {
+      span.setAttribute("stsfleet.event.outcome", outcome);
+      if (failure !== undefined) failSpan(span, failure);
+      span.end();
+    };
     const intake = readSetMessage(eventSubjects, codecs.eventRecord, message.subject, message.data, (r) => ({
       shard: r.shard,
       namespace: r.regarding.namespace,
     }));
     if (!intake.ok) {
       drops.drop(eventSubjects.template, intake.reason, intake.detail);
+      settle("dropped", `dropped: ${intake.reason}`);
       return;
     }
     const record = intake.message;
+    setSpanAttributes(span, record.regarding, record.epoch);
+    span.setAttribute("stsfleet.event.reason", record.reason);
     if (deps.epochs.isStale(record.shard, record.epoch)) {
       metrics.staleEpochRejected.inc({ subject: eventSubjects.template });
       metrics.countEvent("stale-epoch");
+      settle("stale-epoch");
       return;
     }
     if (queue.length >= settings.eventQueueLimit) {
       drops.drop(eventSubjects.template, "overload", { queueLimit: settings.eventQueueLimit, reason: record.reason });
+      settle("dropped", "dropped: overload");
       return;
     }
-    queue.push(record);
+    queue.push({ record, trace: eventTrace });
     pumpEvents();
   };
 

@@ -5,12 +5,13 @@ import { isDeepStrictEqual } from "node:util";
 import type { JetStreamClient } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { headers as natsHeaders } from "@nats-io/transport-node";
-import { context as otelContext } from "@opentelemetry/api";
-import { HEADERS, assertNever, codecs, eventSubjects, injectTraceContext, pvcCommandSubjects } from "#protocol";
+import { trace } from "@opentelemetry/api";
+import { HEADERS, assertNever, codecs, eventSubjects, pvcCommandSubjects } from "#protocol";
 import type { EventRecord, KubeObject, SetAddress, SetRef } from "#protocol";
 import { FENCING_EPOCH_HEADER, KubeApiError, RESOURCES, fencingEpoch } from "../../../common/src/kube.ts";
 import type { KubeClient } from "../../../common/src/kube.ts";
 import type { Logger } from "../../../common/src/logger.ts";
+import { withProducerSpan } from "../../../common/src/messaging-trace.ts";
 import type { Expectation, Lookup } from "../domain/expectations.ts";
 import type {
   ActionEvents,
@@ -52,6 +53,8 @@ export interface StepResult {
   /** Existing revisions that collided with a create (they must be in the next snapshot). */
   readonly collisions: ControllerRevision[];
 }
+
+const tracer = trace.getTracer("stsfleet-actor");
 
 interface ActionOutcome {
   ok: boolean;
@@ -137,9 +140,11 @@ export class Executor {
       occurredAtMs: this.now(),
     };
     const headers = natsHeaders();
-    injectTraceContext(otelContext.active(), headers);
+    const subject = eventSubjects.build(ctx.address);
+    const bytes = codecs.eventRecord.encode(record);
     try {
-      this.deps.nats.publish(eventSubjects.build(ctx.address), codecs.eventRecord.encode(record), { headers });
+      const target = { template: eventSubjects.template, subject, shard: ctx.address.shard, bodySize: bytes.length };
+      withProducerSpan(tracer, target, headers, () => this.deps.nats.publish(subject, bytes, { headers }));
     } catch (error) {
       this.deps.logger.warn({ err: error }, "could not publish event");
     }
@@ -297,9 +302,9 @@ export class Executor {
     headers.set(HEADERS.msgId, commandId);
     headers.set(HEADERS.shard, String(ctx.address.shard));
     headers.set(HEADERS.epoch, String(ctx.epoch));
-    injectTraceContext(otelContext.active(), headers);
-    void this.deps.js
-      .publish(pvcCommandSubjects.build(ctx.address), bytes, { msgID: commandId, headers })
+    const subject = pvcCommandSubjects.build(ctx.address);
+    const target = { template: pvcCommandSubjects.template, subject, shard: ctx.address.shard, messageId: commandId, bodySize: bytes.length };
+    void withProducerSpan(tracer, target, headers, () => this.deps.js.publish(subject, bytes, { msgID: commandId, headers }))
       .catch((error: unknown) => this.deps.logger.warn({ err: error, commandId }, "could not publish claim command"));
   }
 

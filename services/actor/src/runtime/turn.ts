@@ -1,14 +1,15 @@
 // One reconcile turn of one StatefulSet: snapshot from the cache, plan(), append the intent (the fence), execute the
 // steps in order, write status through the status-writer. Mirrors upstream sync(): adoption and revision failures
 // end the turn before status; pod failures still write status and truncate history.
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context as otelContext, trace } from "@opentelemetry/api";
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import type { Link } from "@opentelemetry/api";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { headers as natsHeaders } from "@nats-io/transport-node";
-import { codecs, injectTraceContext, shard as shardOf, statusSubjects } from "#protocol";
+import { codecs, shard as shardOf, statusSubjects } from "#protocol";
 import type { SetAddress, SetRef, StatusResult, StatusWrite } from "#protocol";
 import { KubeApiError } from "../../../common/src/kube.ts";
 import type { Logger } from "../../../common/src/logger.ts";
+import { withProducerSpan } from "../../../common/src/messaging-trace.ts";
 import type { Expectation } from "../domain/expectations.ts";
 import { splitSetKey } from "../domain/object-store.ts";
 import type { ObjectStore, SetKey } from "../domain/object-store.ts";
@@ -240,18 +241,18 @@ function statusMessageOf(result: PlanResult): StatusWrite["status"] {
 
 async function writeStatus(deps: TurnDeps, ctx: TurnContext, result: PlanResult): Promise<StatusResult> {
   const headers = natsHeaders();
-  injectTraceContext(otelContext.active(), headers);
   try {
-    const reply = await deps.nats.request(
-      statusSubjects.build(ctx.address),
-      codecs.statusWrite.encode({
-        type: "status.write",
-        shard: ctx.address.shard,
-        epoch: ctx.epoch,
-        set: ctx.set,
-        status: statusMessageOf(result),
-      }),
-      { timeout: deps.statusTimeoutMs, headers },
+    const subject = statusSubjects.build(ctx.address);
+    const bytes = codecs.statusWrite.encode({
+      type: "status.write",
+      shard: ctx.address.shard,
+      epoch: ctx.epoch,
+      set: ctx.set,
+      status: statusMessageOf(result),
+    });
+    const target = { template: statusSubjects.template, subject, shard: ctx.address.shard, bodySize: bytes.length };
+    const reply = await withProducerSpan(tracer, target, headers, () =>
+      deps.nats.request(subject, bytes, { timeout: deps.statusTimeoutMs, headers }),
     );
     return codecs.statusResult.decode(reply.data);
   } catch (error) {

@@ -58,3 +58,12 @@ export function readSetMessage<T>(
   }
   return { ok: true, address, message };
 }
+
+/** The shard token of a subject of `family`, or undefined when the subject does not parse (for span attributes). */
+export function subjectShard(family: SetSubjectFamily, subject: string): number | undefined {
+  try {
+    return family.parse(subject).shard;
+  } catch {
+    return undefined;
+  }
+}

@@ -13,6 +13,7 @@ import type { KubeObject, ObjectEnvelope } from "#protocol";
 import { backoffDelayMs } from "../../../common/src/backoff.ts";
 import type { BackoffPolicy } from "../../../common/src/backoff.ts";
 import type { Logger } from "../../../common/src/logger.ts";
+import { messagingAttributes } from "../../../common/src/messaging-trace.ts";
 import type { PublishCommand } from "../domain/ledger.ts";
 import { parseObjectKey } from "../domain/objects.ts";
 import type { ObjectKey } from "../domain/objects.ts";
@@ -205,12 +206,12 @@ export class Publisher {
       {
         kind: SpanKind.PRODUCER,
         attributes: {
-          "messaging.system": "nats",
-          "messaging.operation.name": "send",
-          "messaging.destination.name": command.subject,
-          "messaging.destination.template": objectSubjects.template,
-          "messaging.destination.partition.id": String(command.shard),
-          "messaging.message.id": command.msgId,
+          ...messagingAttributes("send", {
+            template: objectSubjects.template,
+            subject: command.subject,
+            shard: command.shard,
+            messageId: command.msgId,
+          }),
           "k8s.namespace.name": namespace,
           "stsfleet.object.kind": OBJECT_KINDS[kind],
           "stsfleet.object.name": name,
