@@ -5,14 +5,17 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { jetstream } from "@nats-io/jetstream";
 import type { JetStreamClient } from "@nats-io/jetstream";
-import { nanos } from "@nats-io/transport-node";
+import { headers as natsHeaders, nanos } from "@nats-io/transport-node";
+import { SpanKind, SpanStatusCode } from "@opentelemetry/api";
 import type { Subscription } from "@nats-io/transport-node";
 import { STREAMS, SAMPLE_MESSAGES, codecs, eventSubjects, pvcCommandSubjects, shard as shardOf } from "#protocol";
 import type { EventRecord, PvcCreate, PvcUpdateOwnerRefs } from "#protocol";
 import { RESOURCES } from "../../common/src/kube.ts";
 import { DEFAULT_PVC_SETTINGS } from "./config.ts";
-import { eventually, startExecutorHarness } from "../../common/src/executor/testing.ts";
+import { eventually, startExecutorHarness, statefulSetManifest } from "../../common/src/executor/testing.ts";
 import type { Harness } from "../../common/src/executor/testing.ts";
+import { startSpanRecorder } from "../../common/src/executor/span-recorder.ts";
+import type { SpanRecorder } from "../../common/src/executor/span-recorder.ts";
 import { ensureConsumer, startPvcProvisioner } from "./provisioner.ts";
 import type { PvcProvisionerHandle } from "./provisioner.ts";
 
@@ -66,6 +69,7 @@ describe("pvc-provisioner", () => {
   let epoch: number;
   const events: EventRecord[] = [];
   let eventSubscription: Subscription;
+  let spans: SpanRecorder;
 
   const publish = async (command: PvcCreate | PvcUpdateOwnerRefs, on = subject) => {
     await js.publish(on, codecs.pvcCommand.encode(command), { msgID: `${command.commandId}#${Math.random()}` });
@@ -87,6 +91,7 @@ describe("pvc-provisioner", () => {
   const failNextWrites = (n: number) => faultScript.push(...Array.from({ length: 2 * n }, () => 0));
 
   before(async () => {
+    spans = startSpanRecorder();
     h = await startExecutorHarness({
       service: "pvc-provisioner",
       sim: { faults: { errorRate: 1, random: () => faultScript.shift() ?? 1 } },
@@ -109,6 +114,7 @@ describe("pvc-provisioner", () => {
     eventSubscription.unsubscribe();
     await provisioner.stop();
     await h.close();
+    await spans.shutdown();
   });
 
   it("creates each claim once with SuccessfulCreate; the same command again is a no-op (idempotent redelivery)", async () => {
@@ -204,7 +210,12 @@ describe("pvc-provisioner", () => {
 
   it("sets owner references guarded by uid and resourceVersion", async () => {
     const claim = await getClaim("data-web-0");
-    const refs = [{ apiVersion: "apps/v1", kind: "StatefulSet", name: "web", uid: SET.uid, controller: true, blockOwnerDeletion: true }];
+    // A real owner: the simulator's garbage collector deletes a claim whose owner does not exist.
+    const owner = await h.kube.create<{ metadata: { uid: string } }>(
+      { ...RESOURCES.statefulsets, namespace: NAMESPACE },
+      statefulSetManifest("web", NAMESPACE),
+    );
+    const refs = [{ apiVersion: "apps/v1", kind: "StatefulSet", name: "web", uid: owner.metadata.uid, controller: true, blockOwnerDeletion: true }];
     const update = (overrides: Partial<PvcUpdateOwnerRefs>): PvcUpdateOwnerRefs => {
       sequence += 1;
       return {
@@ -226,7 +237,7 @@ describe("pvc-provisioner", () => {
     await publish(update({}));
     await eventually(async () => (await outcome("updated")) === 1, "owner references set");
     const updated = await getClaim("data-web-0");
-    assert.deepEqual(updated.metadata.ownerReferences?.map((r) => [r.uid, r.controller]), [[SET.uid, true]]);
+    assert.deepEqual(updated.metadata.ownerReferences?.map((r) => [r.uid, r.controller]), [[owner.metadata.uid, true]]);
 
     await publish(update({}));
     await eventually(async () => (await outcome("unchanged")) === 1, "redelivery is a no-op");
@@ -237,7 +248,7 @@ describe("pvc-provisioner", () => {
     await eventually(async () => (await outcome("stale")) === 2, "another incarnation is stale");
     await publish(update({ claimName: "data-web-404" }));
     await eventually(async () => (await outcome("gone")) === 1, "a missing claim is done");
-    assert.deepEqual((await getClaim("data-web-0")).metadata.ownerReferences?.map((r) => r.uid), [SET.uid], "stale commands wrote nothing");
+    assert.deepEqual((await getClaim("data-web-0")).metadata.ownerReferences?.map((r) => r.uid), [owner.metadata.uid], "stale commands wrote nothing");
     assert.ok(await streamEmpty());
   });
 
@@ -278,5 +289,74 @@ describe("pvc-provisioner", () => {
     await ensureConsumer(h.topology.jsm, settings);
     info = await h.topology.jsm.consumers.info(STREAMS.commands, "pvc");
     assert.deepEqual([info.config.backoff ?? [], info.config.ack_wait, info.config.max_deliver], [[], nanos(2_000), 4]);
+  });
+
+  it("continues the sender's trace: a CONSUMER span per command, with the claim calls and the event's PRODUCER span inside", async () => {
+    const traceId = "4bf92f3577b34da6a3ce929d0e0e4736";
+    const senderSpanId = "00f067aa0ba902b7";
+    const traceparents: string[] = [];
+    const watch = h.nats.subscribe(eventSubjects.all, {
+      callback: (_error, message) => {
+        if (message.headers?.has("traceparent")) traceparents.push(message.headers.get("traceparent"));
+      },
+    });
+    const command = createCommand(epoch, "web-7", ["data-web-7"]);
+    const headers = natsHeaders();
+    headers.set("traceparent", `00-${traceId}-${senderSpanId}-01`);
+    await js.publish(subject, codecs.pvcCommand.encode(command), { msgID: command.commandId, headers });
+
+    const name = `process ${pvcCommandSubjects.template}`;
+    const ofTrace = () => spans.named(name).find((span) => span.spanContext().traceId === traceId);
+    await eventually(() => ofTrace() !== undefined, "the command's span ended");
+    const processed = ofTrace();
+    assert.ok(processed);
+    assert.equal(processed.kind, SpanKind.CONSUMER);
+    assert.equal(spans.parentOf(processed), senderSpanId, "parented to the context in the headers");
+    assert.deepEqual(
+      {
+        system: processed.attributes["messaging.system"],
+        operation: processed.attributes["messaging.operation.type"],
+        destination: processed.attributes["messaging.destination.name"],
+        template: processed.attributes["messaging.destination.template"],
+        partition: processed.attributes["messaging.destination.partition.id"],
+        id: processed.attributes["messaging.message.id"],
+        group: processed.attributes["messaging.consumer.group.name"],
+        outcome: processed.attributes["stsfleet.command.outcome"],
+      },
+      {
+        system: "nats",
+        operation: "process",
+        destination: subject,
+        template: "cmd.pvc.{shard}.{namespace}.{name}",
+        partition: String(SHARD),
+        id: command.commandId,
+        group: "pvc",
+        outcome: "created",
+      },
+    );
+    const processedId = processed.spanContext().spanId;
+    const children = spans.spans.filter((span) => spans.parentOf(span) === processedId);
+    const create = children.find((span) => span.name === "POST persistentvolumeclaims");
+    assert.equal(create?.kind, SpanKind.CLIENT, `the claim create is a child; children: ${children.map((s) => s.name).join(", ")}`);
+    const send = children.find((span) => span.name === `send ${eventSubjects.template}`);
+    assert.equal(send?.kind, SpanKind.PRODUCER);
+    assert.equal(send.attributes["messaging.destination.partition.id"], String(SHARD));
+    await eventually(() => traceparents.includes(`00-${traceId}-${send.spanContext().spanId}-01`), "the event carries the send span's context");
+    watch.unsubscribe();
+
+    const logged = h.logLines.find((line) => line["msg"] === "command done" && line["commandId"] === command.commandId);
+    assert.equal(logged?.["trace_id"], traceId, "logs inside the span carry its trace id");
+    assert.equal(logged["span_id"], processedId);
+  });
+
+  it("marks the span of a dropped message as an error, in a trace of its own", async () => {
+    spans.clear();
+    h.nats.publish(subject, new Uint8Array([0xc1]));
+    const name = `process ${pvcCommandSubjects.template}`;
+    await eventually(() => spans.named(name).length > 0, "the dropped message's span ended");
+    const dropped = spans.named(name)[0];
+    assert.equal(dropped?.status.code, SpanStatusCode.ERROR);
+    assert.match(dropped.status.message ?? "", /^dropped: /);
+    assert.equal(spans.parentOf(dropped), undefined);
   });
 });
