@@ -1,0 +1,102 @@
+// Counters read before and after each run: CPU time of every process (/proc), NATS messages (nats-server /varz),
+// and the Kubernetes requests each controller process counted itself (client-go's rest_client_requests_total,
+// which, unlike the audit log, includes reads).
+import type { Environment } from "./environment.ts";
+import { resetPeak, sampleProcess } from "./lib/proc.ts";
+
+export interface Counters {
+  readonly cpuSeconds: ReadonlyMap<string, number>;
+  readonly nats: { readonly inMsgs: number; readonly outMsgs: number } | undefined;
+  /** By verb (get, list, create, update-status …), summed over the controller processes. */
+  readonly clientRequests: Readonly<Record<string, number>>;
+  /** The comparison controllers' own counters (`bench_<mode>_counts{what}`: syncs, failures, Events …). */
+  readonly controller: Readonly<Record<string, number>>;
+}
+
+export interface ProcessFigures {
+  readonly name: string;
+  readonly cpuSeconds: number;
+  readonly peakRssMiB: number;
+}
+
+const HARNESS = "harness";
+
+async function fetchText(url: string): Promise<string | undefined> {
+  try {
+    const response = await fetch(url, { signal: AbortSignal.timeout(10_000) });
+    return response.ok ? await response.text() : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Sums `rest_client_requests_total` by its verb label. */
+export function requestsByVerb(metricsText: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const match of metricsText.matchAll(/^rest_client_requests_total\{([^}]*)\}\s+(\S+)$/gm)) {
+    const verb = /(?:^|,)verb="([^"]*)"/.exec(match[1] ?? "")?.[1] ?? "?";
+    out[verb] = (out[verb] ?? 0) + Number(match[2]);
+  }
+  return out;
+}
+
+/** `bench_<mode>_counts{what="..."}` gauges. */
+export function controllerCounts(metricsText: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const match of metricsText.matchAll(/^bench_[a-z]+_counts\{(?:[^}]*,)?what="([^"]+)"[^}]*\}\s+(\S+)$/gm)) {
+    out[match[1] ?? "?"] = Number(match[2]);
+  }
+  return out;
+}
+
+export async function readCounters(env: Environment): Promise<Counters> {
+  const cpuSeconds = new Map<string, number>();
+  for (const { name, pid } of env.processes()) {
+    const sample = sampleProcess(pid);
+    if (sample) cpuSeconds.set(name, sample.cpuSeconds);
+  }
+  const usage = process.cpuUsage();
+  cpuSeconds.set(HARNESS, (usage.user + usage.system) / 1e6);
+  let nats: Counters["nats"];
+  if (env.natsMonitorUrl) {
+    const text = await fetchText(`${env.natsMonitorUrl.replace(/\/$/, "")}/varz`);
+    if (text) {
+      const varz = JSON.parse(text) as { in_msgs?: number; out_msgs?: number };
+      nats = { inMsgs: varz.in_msgs ?? 0, outMsgs: varz.out_msgs ?? 0 };
+    }
+  }
+  const clientRequests: Record<string, number> = {};
+  const controller: Record<string, number> = {};
+  const texts = await Promise.all(env.metricsUrls().map(({ url }) => fetchText(url)));
+  for (const text of texts) {
+    if (text === undefined) continue;
+    for (const [verb, count] of Object.entries(requestsByVerb(text))) clientRequests[verb] = (clientRequests[verb] ?? 0) + count;
+    Object.assign(controller, controllerCounts(text));
+  }
+  return { cpuSeconds, nats, clientRequests, controller };
+}
+
+/** Starts a fresh peak-RSS window for every process. */
+export function resetPeaks(env: Environment): void {
+  for (const { pid } of env.processes()) resetPeak(pid);
+}
+
+export function processFigures(env: Environment, before: Counters, after: Counters): ProcessFigures[] {
+  const figures: ProcessFigures[] = [];
+  const peaks = new Map<string, number>();
+  for (const { name, pid } of env.processes()) peaks.set(name, sampleProcess(pid)?.peakRssBytes ?? 0);
+  peaks.set(HARNESS, process.memoryUsage().rss);
+  for (const [name, cpu] of after.cpuSeconds) {
+    figures.push({ name, cpuSeconds: cpu - (before.cpuSeconds.get(name) ?? 0), peakRssMiB: (peaks.get(name) ?? 0) / 2 ** 20 });
+  }
+  return figures;
+}
+
+export function deltaRecord(before: Readonly<Record<string, number>>, after: Readonly<Record<string, number>>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [key, value] of Object.entries(after)) {
+    const delta = value - (before[key] ?? 0);
+    if (delta !== 0) out[key] = delta;
+  }
+  return out;
+}

@@ -1,0 +1,112 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import type { RunResult } from "../runs.ts";
+import { comparisonRows, renderConvergeChart, renderMarkdown } from "./markdown.ts";
+import type { BenchReport } from "./markdown.ts";
+import { originOf, summarizeProfile } from "./profile.ts";
+import { niceTicks, renderChart } from "./svg.ts";
+
+function run(partial: Partial<RunResult> & Pick<RunResult, "id" | "mode" | "sets" | "wallMs">): RunResult {
+  return {
+    scenario: "converge",
+    latencyMs: 10,
+    actors: partial.mode === "fleet" ? 1 : undefined,
+    replicas: 3,
+    policy: "Parallel",
+    namespace: "ns",
+    startedAt: "2026-11-29T00:00:00.000Z",
+    converged: true,
+    convergedSets: partial.sets,
+    pods: partial.sets * 3,
+    podsPerSecond: (partial.sets * 3) / (partial.wallMs / 1000),
+    requests: { total: 30, byVerb: { create: 20, update: 10 }, byResource: { pods: 9, events: 6 }, failed: 0 },
+    clientRequests: { get: 3 },
+    controllerCounts: {},
+    nats: partial.mode === "fleet" ? { inMsgs: 90, outMsgs: 120 } : undefined,
+    processes: [{ name: "kube-sim", cpuSeconds: 1.5, peakRssMiB: 200 }],
+    chain: undefined,
+    failover: undefined,
+    loadAverage: [1, 2, 3],
+    ...partial,
+  };
+}
+
+function report(runs: RunResult[]): BenchReport {
+  return {
+    version: 1,
+    preset: "quick",
+    command: "npm run bench -- --quick",
+    startedAt: "2026-11-29T00:00:00.000Z",
+    durationSeconds: 100,
+    machine: { cores: 2, cpuModel: "cpu", memoryGiB: 8, node: "v22", platform: "linux x64", commit: "abc", loadAverageStart: [1, 1, 1], loadAverageEnd: [2, 2, 2] },
+    settings: {},
+    runs,
+    profiles: [],
+    errors: [],
+  };
+}
+
+describe("report", () => {
+  const runs = [
+    run({ id: "f10", mode: "fleet", sets: 10, wallMs: 1000 }),
+    run({ id: "w10", mode: "workqueue", sets: 10, wallMs: 5000 }),
+    run({ id: "l10", mode: "floor", sets: 10, wallMs: 800 }),
+    run({ id: "f40", mode: "fleet", sets: 40, wallMs: 2000, converged: false, convergedSets: 30 }),
+    run({ id: "chain", mode: "fleet", sets: 5, wallMs: 900, policy: "OrderedReady", scenario: "chain", chain: { samples: 10, p50Ms: 4, p99Ms: 9, maxMs: 10, early: 0 } }),
+  ];
+
+  it("groups Parallel converge runs by latency and size for the comparison", () => {
+    const rows = comparisonRows(runs);
+    assert.deepEqual(rows.map((r) => [r.sets, [...r.byMode.keys()]]), [[10, ["fleet", "workqueue", "floor"]], [40, ["fleet"]]]);
+  });
+
+  it("renders the tables with ratios, per-pod figures and the machine", () => {
+    const markdown = renderMarkdown(report(runs));
+    assert.match(markdown, /\| 10 × 3 \| 10 ms \| 1\.00 \| 5\.00 \| 0\.80 \| 5\.00× \| 1\.25× \|/);
+    assert.match(markdown, /\| 40 × 3 \| 10 ms \| > 2 \(30\/40 sets\) \|/);
+    assert.match(markdown, /chain latency/);
+    assert.match(markdown, /\| fleet \(1 actor\) \| 10 ms \| 5 × 3 \| 10 \| 4\.0 \| 9\.0 \|/);
+    assert.match(markdown, /2 cores \(cpu\)/);
+    assert.match(markdown, /\| 1\.00 \(0\.67\/0\.33\/0\.00\/0\.00\) \| 0\.20 \|/);
+  });
+
+  it("charts converged runs only, one panel per latency, as SVG", () => {
+    const svg = renderConvergeChart(report(runs));
+    assert.match(svg, /^<svg /);
+    assert.match(svg, /API latency 10 ms/);
+    assert.equal((svg.match(/<circle /g) ?? []).length, 3, "the unconverged 40-set run is not plotted");
+    assert.match(renderChart([{ title: "a<b", series: [] }], "t&t"), /a&lt;b/);
+  });
+
+  it("picks round axis ticks", () => {
+    assert.deepEqual(niceTicks(1000), [0, 200, 400, 600, 800, 1000]);
+    assert.deepEqual(niceTicks(7.3), [0, 2, 4, 6, 8]);
+    assert.deepEqual(niceTicks(0), [0, 1]);
+  });
+
+  it("summarizes a CPU profile by function and origin, without idle time", () => {
+    const frame = (functionName: string, url: string) => ({ functionName, url, lineNumber: 9 });
+    const summary = summarizeProfile(
+      {
+        nodes: [
+          { id: 1, callFrame: frame("(idle)", "") },
+          { id: 2, callFrame: frame("plan", "file:///repo/services/actor/src/planner/plan.ts") },
+          { id: 3, callFrame: frame("parse", "file:///repo/node_modules/undici/lib/x.js") },
+          { id: 4, callFrame: frame("(garbage collector)", "") },
+        ],
+        startTime: 0,
+        endTime: 100,
+        samples: [1, 2, 2, 3, 4, 1],
+        timeDeltas: [10, 20, 20, 10, 10, 30],
+      },
+      "actor-0",
+      "profile.cpuprofile",
+      "/repo",
+    );
+    assert.equal(summary.totalMs, 0.06);
+    assert.equal(summary.top[0]?.functionName, "plan");
+    assert.equal(Math.round(summary.top[0]?.selfPercent ?? 0), 67);
+    assert.deepEqual(summary.byOrigin.map((o) => o.origin), ["services/actor/src", "npm undici", "(garbage collector)"]);
+    assert.equal(originOf("node:internal/x", "f", "/repo"), "node internals");
+  });
+});
