@@ -53,6 +53,8 @@ export interface StackOptions {
   readonly kubeSimArgs?: readonly string[];
   /** Extra flags per service, after the stack's own (the last occurrence of a flag wins). */
   readonly serviceArgs?: Partial<Record<ServiceKind, readonly string[]>>;
+  /** Extra environment for every service process (e.g. `OTEL_EXPORTER_OTLP_ENDPOINT`), over the inherited one. */
+  readonly serviceEnv?: Readonly<Record<string, string>>;
   readonly logLevel?: LogLevel;
   /** Every line any child writes, e.g. to show logs on a terminal. Logs always go to `<stateDir>/logs/`. */
   readonly onLog?: (name: string, line: string) => void;
@@ -108,15 +110,19 @@ export interface Stack {
   stop(): Promise<void>;
 }
 
-function childEnv(): NodeJS.ProcessEnv {
-  const env = { ...process.env };
+function childEnv(extra: Readonly<Record<string, string>> = {}): NodeJS.ProcessEnv {
+  const env = { ...process.env, ...extra };
   // A child must not think it runs inside node:test (the runner passes this to its subprocesses).
   delete env["NODE_TEST_CONTEXT"];
   return env;
 }
 
-function nodeCommand(script: string, args: readonly string[]): Pick<LaunchPlan, "command" | "args" | "env" | "cwd"> {
-  return { command: process.execPath, args: ["--import", TSX_LOADER, script, ...args], env: childEnv(), cwd: REPO_ROOT };
+function nodeCommand(
+  script: string,
+  args: readonly string[],
+  env: Readonly<Record<string, string>> = {},
+): Pick<LaunchPlan, "command" | "args" | "env" | "cwd"> {
+  return { command: process.execPath, args: ["--import", TSX_LOADER, script, ...args], env: childEnv(env), cwd: REPO_ROOT };
 }
 
 /** Lock file: at most one supervisor per state dir. */
@@ -467,7 +473,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
             ...(options.serviceArgs?.[service] ?? []),
           ];
           return {
-            ...nodeCommand(serviceEntryPoint(service), args),
+            ...nodeCommand(serviceEntryPoint(service), args, options.serviceEnv),
             metrics: `http://127.0.0.1:${metricsPort}/metrics`,
             probes: `http://127.0.0.1:${probesPort}`,
           };
