@@ -50,24 +50,41 @@ export interface Convergence {
 
 /**
  * When each set in `names` first reported converged at `generation` (from the probe, after `sinceUs`). A set that
- * later leaves the converged state counts from its last arrival.
+ * later leaves the converged state counts from its last arrival. Fed incrementally: `update` reads only the records
+ * appended to the (growing) probe array since the last call.
  */
+export class ConvergenceTracker {
+  private readonly namespace: string;
+  private readonly names: readonly string[];
+  private readonly wanted: ReadonlySet<string>;
+  private readonly generation: number;
+  private readonly sinceUs: number;
+  private readonly at = new Map<string, number>();
+  private index = 0;
+
+  constructor(namespace: string, names: readonly string[], generation: number, sinceUs: number) {
+    this.namespace = namespace;
+    this.names = names;
+    this.wanted = new Set(names);
+    this.generation = generation;
+    this.sinceUs = sinceUs;
+  }
+
+  update(probe: readonly ProbeRecord[]): Convergence {
+    for (; this.index < probe.length; this.index++) {
+      const record = probe[this.index] as ProbeRecord;
+      if (record.k !== "set" || record.ns !== this.namespace || record.t < this.sinceUs || record.gen !== this.generation) continue;
+      if (!this.wanted.has(record.name)) continue;
+      if (!record.done) this.at.delete(record.name);
+      else if (!this.at.has(record.name)) this.at.set(record.name, record.t);
+    }
+    if (this.at.size === this.names.length) return { done: this.at.size, lastUs: Math.max(...this.at.values()), missing: [] };
+    return { done: this.at.size, lastUs: undefined, missing: this.names.filter((name) => !this.at.has(name)) };
+  }
+}
+
 export function convergence(probe: readonly ProbeRecord[], namespace: string, names: readonly string[], generation: number, sinceUs: number): Convergence {
-  const at = new Map<string, number | undefined>();
-  for (const record of probe) {
-    if (record.k !== "set" || record.ns !== namespace || record.t < sinceUs || record.gen !== generation) continue;
-    if (record.done) {
-      if (at.get(record.name) === undefined) at.set(record.name, record.t);
-    } else at.set(record.name, undefined);
-  }
-  let lastUs = 0;
-  const missing: string[] = [];
-  for (const name of names) {
-    const t = at.get(name);
-    if (t === undefined) missing.push(name);
-    else lastUs = Math.max(lastUs, t);
-  }
-  return { done: names.length - missing.length, lastUs: missing.length === 0 ? lastUs : undefined, missing };
+  return new ConvergenceTracker(namespace, names, generation, sinceUs).update(probe);
 }
 
 export interface ChainLatency {

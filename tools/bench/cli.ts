@@ -159,7 +159,7 @@ export async function runEnvironment(plan: EnvironmentPlan, dir: string, preset:
   }
 }
 
-function collectProfiles(dir: string, pids: ReadonlyMap<number, string>, keepIn: string): ProfileSummary[] {
+function collectProfiles(dir: string, pids: ReadonlyMap<number, string>, keepIn: string, runs: readonly RunResult[]): ProfileSummary[] {
   const profDir = join(dir, "profiles");
   let files: string[];
   try {
@@ -176,7 +176,7 @@ function collectProfiles(dir: string, pids: ReadonlyMap<number, string>, keepIn:
     if (parts[4] !== "0") continue;
     const name = pids.get(pid) ?? `pid ${pid}`;
     copyFileSync(join(profDir, file), join(keepIn, `${name}-${file}`));
-    summaries.push(summarizeProfileFile(join(profDir, file), name, REPO_ROOT));
+    summaries.push(summarizeProfileFile(join(profDir, file), name, REPO_ROOT, runs.map((run) => run.monotonicWindowUs)));
   }
   return summaries;
 }
@@ -217,7 +217,7 @@ export async function main(argv: string[]): Promise<number> {
       errors.push(outcome.error);
       log(`error: ${outcome.error}`);
     }
-    profiles.push(...collectProfiles(dir, outcome.pids, join(outDir, `${stamp}-profiles`)));
+    profiles.push(...collectProfiles(dir, outcome.pids, join(outDir, `${stamp}-profiles`), outcome.results));
     if (!options.keep) rmSync(dir, { recursive: true, force: true });
   }
   if (!options.keep) rmSync(runsDir, { recursive: true, force: true });

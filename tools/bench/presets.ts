@@ -34,7 +34,8 @@ export const PRESETS: Readonly<Record<Preset["name"], Preset>> = {
   quick: {
     name: "quick",
     modes: MODES,
-    latencies: [0, 10],
+    // One latency: starting an environment (3 per latency) costs more than its runs, and 3 minutes is the budget.
+    latencies: [10],
     sizes: [10, 40],
     replicas: 3,
     chainSets: 20,

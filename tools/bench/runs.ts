@@ -2,7 +2,7 @@
 // its clock just before the harness's first request, and ends when the simulator's probe saw the last set of the
 // run converge (every replica Ready and updated at the current generation).
 import { setTimeout as sleep } from "node:timers/promises";
-import { chainLatency, convergence, countRequests, takeover } from "./analysis.ts";
+import { ConvergenceTracker, chainLatency, countRequests, takeover } from "./analysis.ts";
 import type { ChainLatency, RequestCounts } from "./analysis.ts";
 import type { Environment, Mode } from "./environment.ts";
 import { loadAverage } from "./lib/proc.ts";
@@ -43,6 +43,13 @@ export interface RunResult {
   readonly failover: FailoverFigures | undefined;
   /** Load averages (1/5/15 min) when the run ended. */
   readonly loadAverage: readonly number[];
+  /** The run on the monotonic clock (µs) V8 CPU profiles use, so a profile can be cut to the runs. */
+  readonly monotonicWindowUs: readonly [number, number];
+}
+
+/** CLOCK_MONOTONIC in µs: the clock of `process.hrtime` and of V8's CPU profile timestamps in every process. */
+export function monotonicMicros(): number {
+  return Number(process.hrtime.bigint() / 1000n);
 }
 
 export interface FailoverFigures {
@@ -73,9 +80,10 @@ interface Window {
 async function awaitConvergence(ctx: RunContext, window: Window, label: string): Promise<{ endUs: number | undefined; done: number }> {
   const deadline = performance.now() + ctx.timeoutMs;
   let lastReport = performance.now();
+  const tracker = new ConvergenceTracker(window.namespace, window.names, window.generation, window.startUs);
   for (;;) {
     ctx.env.logs.poll();
-    const state = convergence(ctx.env.logs.probe, window.namespace, window.names, window.generation, window.startUs);
+    const state = tracker.update(ctx.env.logs.probe);
     if (state.lastUs !== undefined) return { endUs: state.lastUs, done: state.done };
     if (performance.now() > deadline) {
       ctx.progress(`${label}: timed out with ${state.done}/${window.names.length} sets converged (missing e.g. ${state.missing.slice(0, 3).join(", ")})`);
@@ -90,7 +98,7 @@ async function awaitConvergence(ctx: RunContext, window: Window, label: string):
 }
 
 /** Waits until the audit log stopped growing (trailing Events, status writes) so runs do not overlap. */
-async function awaitQuiet(ctx: RunContext, quietMs = 1_000, maxMs = 60_000): Promise<void> {
+async function awaitQuiet(ctx: RunContext, quietMs = 500, maxMs = 60_000): Promise<void> {
   const deadline = performance.now() + maxMs;
   let last = ctx.env.logs.auditBytes;
   let since = performance.now();
@@ -124,12 +132,14 @@ async function measure(ctx: RunContext, spec: MeasureSpec): Promise<RunResult> {
   resetPeaks(env);
   const before = await readCounters(env);
   const startedAt = new Date().toISOString();
+  const monotonicStart = monotonicMicros();
   const startUs = nowMicros();
   await spec.start();
   const during = spec.during?.(startUs);
   const label = `${spec.id}`;
   const { endUs, done } = await awaitConvergence(ctx, { namespace: spec.namespace, names: spec.names, generation: spec.generation, startUs }, label);
   const after = await readCounters(env);
+  const monotonicEnd = monotonicMicros();
   const processes = processFigures(env, before, after);
   const failoverPart = await during;
   await awaitQuiet(ctx);
@@ -171,6 +181,7 @@ async function measure(ctx: RunContext, spec: MeasureSpec): Promise<RunResult> {
         } satisfies FailoverFigures)
       : undefined,
     loadAverage: loadAverage(),
+    monotonicWindowUs: [monotonicStart, monotonicEnd],
   };
   return result;
 }

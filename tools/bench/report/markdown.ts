@@ -172,7 +172,7 @@ export function renderMarkdown(report: BenchReport): string {
   if (report.profiles.length > 0) {
     lines.push("## CPU profiles", "");
     for (const profile of report.profiles) {
-      lines.push(`### ${profile.process} (${fmt(profile.totalMs / 1000, 1)} s sampled, ${profile.file})`, "");
+      lines.push(`### ${profile.process} (${fmt(profile.totalMs / 1000, 1)} s of samples inside the runs, not idle; ${profile.file})`, "");
       lines.push("| self % | self ms | function | where |", "| --- | --- | --- | --- |");
       for (const entry of profile.top) {
         lines.push(`| ${fmt(entry.selfPercent, 1)} | ${fmt(entry.selfMs, 0)} | ${entry.functionName} | ${entry.location} |`);

@@ -51,11 +51,36 @@ export function originOf(url: string, functionName: string, root: string): strin
   return parts.slice(0, Math.min(parts.length - 1, 3)).join("/") || rel;
 }
 
-export function summarizeProfile(profile: CpuProfile, process: string, file: string, root: string, topCount = 15): ProfileSummary {
+/**
+ * Self time by function and by origin. With `windows` (µs on the profile's clock, CLOCK_MONOTONIC, which the
+ * harness reads as process.hrtime), only samples inside them count: the runs, not the start-up.
+ */
+/** A project-relative path (npm packages by name); the line only where it means something (tsx output is not). */
+function locationOf(frame: CallFrame, root: string): string {
+  const path = frame.url.replace(/^file:\/\//, "");
+  const modules = /node_modules\/((?:@[^/]+\/)?[^/]+)\/(.*)$/.exec(path);
+  const shown = modules ? `${modules[1]}/${basename(modules[2] ?? "")}` : path.startsWith(root) ? relative(root, path) : path;
+  return frame.lineNumber > 0 && !shown.endsWith(".ts") ? `${shown}:${frame.lineNumber + 1}` : shown;
+}
+
+export function summarizeProfile(
+  profile: CpuProfile,
+  process: string,
+  file: string,
+  root: string,
+  windows?: readonly (readonly [number, number])[],
+  topCount = 15,
+): ProfileSummary {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const selfUs = new Map<number, number>();
+  let at = profile.startTime;
   // timeDeltas[i] is the time from sample i-1 to sample i; charge it to sample i.
-  profile.samples.forEach((id, index) => selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[index] ?? 0)));
+  profile.samples.forEach((id, index) => {
+    const delta = profile.timeDeltas[index] ?? 0;
+    at += delta;
+    if (windows && !windows.some(([from, to]) => at >= from && at <= to)) return;
+    selfUs.set(id, (selfUs.get(id) ?? 0) + delta);
+  });
   const functions = new Map<string, { functionName: string; location: string; us: number }>();
   const origins = new Map<string, number>();
   let busyUs = 0;
@@ -63,7 +88,7 @@ export function summarizeProfile(profile: CpuProfile, process: string, file: str
     const frame = byId.get(id)?.callFrame;
     if (!frame || frame.functionName === "(idle)") continue;
     busyUs += us;
-    const location = frame.url ? `${originOf(frame.url, frame.functionName, root)}/${basename(frame.url)}:${frame.lineNumber + 1}` : "";
+    const location = frame.url ? locationOf(frame, root) : "";
     const key = `${frame.functionName}@${location}`;
     const entry = functions.get(key) ?? { functionName: frame.functionName || "(anonymous)", location, us: 0 };
     entry.us += us;
@@ -87,6 +112,6 @@ export function summarizeProfile(profile: CpuProfile, process: string, file: str
   };
 }
 
-export function summarizeProfileFile(path: string, process: string, root: string): ProfileSummary {
-  return summarizeProfile(JSON.parse(readFileSync(path, "utf8")) as CpuProfile, process, basename(path), root);
+export function summarizeProfileFile(path: string, process: string, root: string, windows?: readonly (readonly [number, number])[]): ProfileSummary {
+  return summarizeProfile(JSON.parse(readFileSync(path, "utf8")) as CpuProfile, process, basename(path), root, windows);
 }

@@ -27,6 +27,7 @@ function run(partial: Partial<RunResult> & Pick<RunResult, "id" | "mode" | "sets
     chain: undefined,
     failover: undefined,
     loadAverage: [1, 2, 3],
+    monotonicWindowUs: [0, 1],
     ...partial,
   };
 }
@@ -86,8 +87,7 @@ describe("report", () => {
 
   it("summarizes a CPU profile by function and origin, without idle time", () => {
     const frame = (functionName: string, url: string) => ({ functionName, url, lineNumber: 9 });
-    const summary = summarizeProfile(
-      {
+    const profile = {
         nodes: [
           { id: 1, callFrame: frame("(idle)", "") },
           { id: 2, callFrame: frame("plan", "file:///repo/services/actor/src/planner/plan.ts") },
@@ -98,15 +98,18 @@ describe("report", () => {
         endTime: 100,
         samples: [1, 2, 2, 3, 4, 1],
         timeDeltas: [10, 20, 20, 10, 10, 30],
-      },
-      "actor-0",
-      "profile.cpuprofile",
-      "/repo",
-    );
+      };
+    const summary = summarizeProfile(profile, "actor-0", "profile.cpuprofile", "/repo");
     assert.equal(summary.totalMs, 0.06);
     assert.equal(summary.top[0]?.functionName, "plan");
     assert.equal(Math.round(summary.top[0]?.selfPercent ?? 0), 67);
     assert.deepEqual(summary.byOrigin.map((o) => o.origin), ["services/actor/src", "npm undici", "(garbage collector)"]);
     assert.equal(originOf("node:internal/x", "f", "/repo"), "node internals");
+    assert.equal(summary.top[1]?.location, "undici/x.js:10");
+    assert.equal(summary.top[0]?.location, "services/actor/src/planner/plan.ts");
+    // Samples fall at 10, 30, 50, 60, 70, 100 µs: a window [25, 55] keeps the two in `plan`.
+    const windowed = summarizeProfile(profile, "actor-0", "p", "/repo", [[25, 55]]);
+    assert.equal(windowed.totalMs, 0.04);
+    assert.deepEqual(windowed.top.map((entry) => entry.functionName), ["plan"]);
   });
 });
