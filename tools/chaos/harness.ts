@@ -4,13 +4,15 @@
 // (SIGKILL, SIGSTOP/SIGCONT, SIGTERM, cuts, NATS restarts, cluster node loss), journals each one with its wall
 // time, records the API objects and the ownership buckets, and checks the invariants (invariants.ts).
 // Design: docs/adr/0072-chaos-harness.md.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { jetstream } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { ALL_SHARDS, shard as shardOf } from "#protocol";
+import { ALL_SHARDS, STREAMS, codecs, intentSubjects, shard as shardOf } from "#protocol";
+import type { Intent } from "#protocol";
 import { desiredAssignment } from "../../services/actor/src/domain/assignment.ts";
 import { LEASE_PROFILES } from "../../services/actor/src/runtime/ownership.ts";
 import { KubeClient, RESOURCES, loadKubeConfig } from "../../services/common/src/kube.ts";
@@ -90,7 +92,7 @@ export class ChaosStack {
   private natsServer: RunningNatsServer | undefined;
   private readonly natsOptions: Parameters<typeof startNatsServer>[0];
   private readonly nc: NatsConnection;
-  private readonly keep: boolean;
+  private keep: boolean;
 
   private constructor(init: {
     stack: Stack;
@@ -214,6 +216,11 @@ export class ChaosStack {
 
   get natsUrl(): string {
     return this.stack.natsUrl;
+  }
+
+  /** The harness's own NATS connection (direct, never through the proxy). */
+  get connection(): NatsConnection {
+    return this.nc;
   }
 
   // --- faults -------------------------------------------------------------------------------------------------
@@ -347,6 +354,25 @@ export class ChaosStack {
     throw new Error(`the fleet did not settle within ${options.timeoutMs ?? 60_000} ms: ${last}`);
   }
 
+  /** The set's intent log (STS_INTENT keeps the last 32 records per set), oldest first, with append times. */
+  async intentLog(namespace: string, name: string): Promise<{ seq: number; atMs: number; intent: Intent | undefined }[]> {
+    const subject = intentSubjects.build({ shard: shardOf(namespace, name), namespace, name });
+    const consumer = await jetstream(this.nc).consumers.get(STREAMS.intents, { filter_subjects: subject });
+    const records: { seq: number; atMs: number; intent: Intent | undefined }[] = [];
+    const messages = await consumer.fetch({ max_messages: 64, expires: 2_000 });
+    for await (const message of messages) {
+      let intent: Intent | undefined;
+      try {
+        intent = codecs.intent.decode(message.data);
+      } catch {
+        intent = undefined;
+      }
+      records.push({ seq: message.seq, atMs: Math.floor(Number(message.info.timestampNanos) / 1e6), intent });
+      if (message.info.pending === 0) break;
+    }
+    return records;
+  }
+
   audit(): AuditWrite[] {
     const path = this.stack.auditLogPath;
     if (!path) throw new Error("the chaos harness needs the simulator's audit log");
@@ -384,7 +410,7 @@ export class ChaosStack {
   /** Runs every invariant over everything recorded so far. */
   async check(options: CheckOptions = {}): Promise<InvariantReport> {
     const final = options.final === false ? undefined : await this.apiState(options.namespaces);
-    return checkInvariants({
+    const report = checkInvariants({
       audit: this.audit(),
       timeline: this.objects.events,
       timelineComplete: true,
@@ -400,6 +426,9 @@ export class ChaosStack {
         gracefulBoundMs: options.gracefulBoundMs ?? 5_000,
       },
     });
+    // A violation is worth a look: keep the state dir (logs, audit log, the record) instead of removing it.
+    if (!report.ok) this.keep = true;
+    return report;
   }
 
   /** Sum of a metric's samples on a service's /metrics whose labels include `labels`. */
@@ -426,7 +455,15 @@ export class ChaosStack {
     await this.proxy?.stop();
     await this.natsServer?.stop();
     await this.cluster?.stop();
-    if (!this.keep) rmSync(this.stateDir, { recursive: true, force: true });
-    else process.stderr.write(`chaos state kept in ${this.stateDir}\n`);
+    if (!this.keep) {
+      rmSync(this.stateDir, { recursive: true, force: true });
+      return;
+    }
+    // Everything the checker read, so a failed run can be checked again offline (tools/chaos/recheck.ts).
+    writeFileSync(
+      join(this.stateDir, "chaos-record.json"),
+      JSON.stringify({ timeline: this.objects.events, ownership: this.ownership.changes, faults: this.journal, readyAtMs: this.readyAtMs }),
+    );
+    process.stderr.write(`chaos state kept in ${this.stateDir}\n`);
   }
 }

@@ -345,6 +345,22 @@ describe("I2 StatefulSet ordering", () => {
     assert.match(only(check({ timeline: belowPartition }), "I2")[0] ?? "", /below the partition 1/);
   });
 
+  it("judges a deletion against the set versions a lagging controller may still see", () => {
+    // Scaled 3 -> 1 while a rollout ran, then back to 3: the controller, still seeing 1 replica, updates web-0.
+    const lagging = timeline([
+      ["ADDED", web(3)],
+      revisionEvent(0, "web-r1", 1),
+      ["ADDED", podFacts("web-0", { ready: true })],
+      ["MODIFIED", web(1, { generation: 2 })],
+      revisionEvent(0, "web-r2", 2),
+      ["MODIFIED", web(3, { generation: 3 })],
+      ["MODIFIED", podFacts("web-0", { ready: true, deleting: true })],
+    ]);
+    assert.deepEqual(only(check({ timeline: lagging }), "I2"), [], "justified by the 1-replica version");
+    const strict = check({ timeline: lagging, viewLagMs: 0 });
+    assert.match(only(strict, "I2")[0] ?? "", /web-0: a rolling update deleted it .* while web-1 did not exist/);
+  });
+
   it("leaves the garbage collector's deletions and relisted (synthetic) events alone", () => {
     const gc = timeline([
       ["ADDED", web(2)],
@@ -391,6 +407,7 @@ describe("I4 no duplicate side effects", () => {
         ["ADDED", web1()],
         ["ADDED", factsOf("PersistentVolumeClaim", { metadata: { name: "data-web-0", namespace: "ns", uid: "c" } })],
         ["ADDED", podFacts("web-0")],
+        revisionEvent(0, "web-r2", 2),
         ["DELETED", podFacts("web-0")],
         ["ADDED", podFacts("web-0", { uid: "second" })],
       ]),

@@ -99,6 +99,11 @@ export interface CheckInput {
   /** Check only these namespaces (scenarios sharing a stack); default all. */
   readonly namespaces?: readonly string[];
   readonly coverage?: CoverageOptions;
+  /**
+   * How far behind the API a controller's view of a set may be (default 5 s): a deletion is judged against every
+   * version of its set replaced within this time, and passes if one of them justifies it.
+   */
+  readonly viewLagMs?: number;
   /** Services whose writes count as stsfleet's (default the four services). */
   readonly services?: readonly string[];
 }
@@ -138,7 +143,7 @@ export function checkInvariants(input: CheckInput): InvariantReport {
   const claims = claimIndex(input.ownership ?? []);
   const { result: i1, stale } = singleWriter(input, inScope, claims);
   const timeline = [...input.timeline].filter((e) => inScope(e.facts.namespace)).sort((a, b) => a.rv - b.rv);
-  const { i2, i4deletes } = ordering(timeline);
+  const { i2, i4deletes } = ordering(timeline, input.viewLagMs ?? 5_000);
   const i3 = convergence(input, inScope);
   const i4 = duplicates(input, timeline, inScope, i4deletes);
   const i5 = monotonicStatus(timeline);
@@ -251,9 +256,12 @@ interface World {
   readonly pods: Map<string, PodFacts>;
   readonly sets: Map<string, SetFacts>;
   readonly setsByUid: Map<string, SetFacts>;
+  /** Every version of every set (by uid) with the time the recorder saw it: what a lagging controller may see. */
+  readonly setVersions: Map<string, { facts: SetFacts; atMs: number }[]>;
   readonly revisions: Map<string, RevisionFacts>;
   /** Pod uids seen Running+Ready and not terminating. */
   readonly readySeen: Set<string>;
+  readonly viewLagMs: number;
 }
 
 function newestRevision(world: World, setUid: string): string | undefined {
@@ -271,10 +279,34 @@ function scaledMaxUnavailable(value: number | string | undefined, replicas: numb
   return percent ? Math.max(1, Math.floor((Number(percent[1]) * replicas) / 100)) : 1;
 }
 
-function ordering(timeline: readonly ObjectEvent[]): { i2: InvariantResult; i4deletes: Violation[] } {
+/**
+ * The versions of a set a controller may have acted on at `atMs`: the current one and those replaced within the
+ * view lag (its cache trails the API by the watch → watcher → NATS → actor pipeline), newest first.
+ */
+function viewsOf(world: World, set: SetFacts, atMs: number): SetFacts[] {
+  const versions = world.setVersions.get(set.uid) ?? [];
+  const views: SetFacts[] = [];
+  for (let i = versions.length - 1; i >= 0; i--) {
+    const version = versions[i];
+    if (!version) continue;
+    views.push(version.facts);
+    if (version.atMs < atMs - world.viewLagMs) break;
+  }
+  return views.length > 0 ? views : [set];
+}
+
+function ordering(timeline: readonly ObjectEvent[], viewLagMs: number): { i2: InvariantResult; i4deletes: Violation[] } {
   const c = new Collector("I2");
   const extraDeletes: Violation[] = [];
-  const world: World = { pods: new Map(), sets: new Map(), setsByUid: new Map(), revisions: new Map(), readySeen: new Set() };
+  const world: World = {
+    pods: new Map(),
+    sets: new Map(),
+    setsByUid: new Map(),
+    setVersions: new Map(),
+    revisions: new Map(),
+    readySeen: new Set(),
+    viewLagMs,
+  };
   let gaps = 0;
   for (const event of timeline) {
     const facts = event.facts;
@@ -288,6 +320,7 @@ function ordering(timeline: readonly ObjectEvent[]): { i2: InvariantResult; i4de
         } else {
           world.sets.set(key, facts);
           world.setsByUid.set(facts.uid, facts);
+          world.setVersions.set(facts.uid, [...(world.setVersions.get(facts.uid) ?? []), { facts, atMs: event.atMs }]);
         }
         break;
       case "ControllerRevision":
@@ -302,7 +335,9 @@ function ordering(timeline: readonly ObjectEvent[]): { i2: InvariantResult; i4de
         if (!event.synthetic) {
           if (event.type === "ADDED" && !samePod) checkCreate(world, facts, c);
           const startsDeleting = (event.type === "DELETED" || facts.deleting) && !samePod?.deleting;
-          if (startsDeleting && (samePod || event.type !== "ADDED")) checkDelete(world, { ...(samePod ?? facts), rv: event.rv }, c, extraDeletes);
+          if (startsDeleting && (samePod || event.type !== "ADDED")) {
+            checkDelete(world, { ...(samePod ?? facts), rv: event.rv }, event.atMs, c, extraDeletes);
+          }
         }
         if (event.type === "DELETED") world.pods.delete(key);
         else world.pods.set(key, facts);
@@ -339,30 +374,44 @@ function checkCreate(world: World, pod: PodFacts, c: Collector): void {
   }
 }
 
-function checkDelete(world: World, pod: PodFacts, c: Collector, extraDeletes: Violation[]): void {
+function checkDelete(world: World, pod: PodFacts, atMs: number, c: Collector, extraDeletes: Violation[]): void {
   const set = ownerSetOf(world, pod);
   const { parent, ordinal } = parseParentAndOrdinal(pod.name);
   // Deletions of pods whose set is gone or going are the garbage collector's; failed pods are replaced.
   if (!set || set.deleting || parent !== set.name || ordinal < 0) return;
   if (pod.phase === "Failed" || pod.phase === "Succeeded") return;
   c.checked++;
+  // Justified if the rules hold for any version of the set the controller may still have been looking at.
+  let reported: { ordering: string[]; extra: string[] } | undefined;
+  for (const view of viewsOf(world, set, atMs)) {
+    const problems = deletionProblems(world, pod, ordinal, view);
+    if (problems.ordering.length === 0 && problems.extra.length === 0) return;
+    reported ??= problems;
+  }
   const subject = `${pod.namespace}/${pod.name}`;
+  for (const message of reported?.ordering ?? []) c.fail(subject, message);
+  for (const message of reported?.extra ?? []) extraDeletes.push({ invariant: "I4", subject, message });
+}
+
+function deletionProblems(world: World, pod: PodFacts, ordinal: number, set: SetFacts): { ordering: string[]; extra: string[] } {
+  const problems = { ordering: [] as string[], extra: [] as string[] };
   const end = set.startOrdinal + set.replicas;
-  const podsOfSet = [...world.pods.values()].filter((p) => p.namespace === pod.namespace && p.ownerUid === set.uid);
   if (ordinal >= end || ordinal < set.startOrdinal) {
-    if (set.podManagementPolicy !== "OrderedReady") return;
-    const higher = podsOfSet.filter((p) => parseParentAndOrdinal(p.name).ordinal > ordinal);
+    if (set.podManagementPolicy !== "OrderedReady") return problems;
+    const higher = [...world.pods.values()].filter(
+      (p) => p.namespace === pod.namespace && p.ownerUid === set.uid && parseParentAndOrdinal(p.name).ordinal > ordinal,
+    );
     if (higher.length > 0) {
-      c.fail(subject, `scale-down deleted it (rv ${pod.rv}) while higher ${higher.map((p) => p.name).join(", ")} still existed`);
+      problems.ordering.push(`scale-down deleted it (rv ${pod.rv}) while higher ${higher.map((p) => p.name).join(", ")} still existed`);
     }
-    return;
+    return problems;
   }
-  if (set.updateStrategy === "OnDelete") return;
+  if (set.updateStrategy === "OnDelete") return problems;
   const newest = newestRevision(world, set.uid);
-  if (newest !== undefined && pod.revision === newest) {
-    extraDeletes.push({ invariant: "I4", subject, message: `deleted at rv ${pod.rv} although it already ran the newest revision ${newest}` });
+  if (newest === undefined || pod.revision === newest) {
+    problems.extra.push(`deleted at rv ${pod.rv} although it already ran the newest revision ${newest ?? "(none known)"}`);
   }
-  if (ordinal < set.partition) c.fail(subject, `a rolling update deleted it (rv ${pod.rv}) below the partition ${set.partition}`);
+  if (ordinal < set.partition) problems.ordering.push(`a rolling update deleted it (rv ${pod.rv}) below the partition ${set.partition}`);
   const strict = scaledMaxUnavailable(set.maxUnavailable, set.replicas) === 1;
   for (let j = ordinal + 1; j < end; j++) {
     const higher = world.pods.get(`${pod.namespace}/${set.name}-${j}`);
@@ -376,8 +425,9 @@ function checkDelete(world: World, pod: PodFacts, c: Collector, extraDeletes: Vi
           : strict && !world.readySeen.has(higher.uid)
             ? "had not been Ready yet"
             : undefined;
-    if (problem) c.fail(subject, `a rolling update deleted it (rv ${pod.rv}) while ${set.name}-${j} ${problem} (highest ordinal first)`);
+    if (problem) problems.ordering.push(`a rolling update deleted it (rv ${pod.rv}) while ${set.name}-${j} ${problem} (highest ordinal first)`);
   }
+  return problems;
 }
 
 // --- I3 ----------------------------------------------------------------------------------------------------------
