@@ -29,6 +29,7 @@ import {
 } from "#protocol";
 import { IntentLog } from "../../services/actor/src/runtime/intents.ts";
 import { createLogger } from "../../services/common/src/logger.ts";
+import { inboxPrefixFor } from "../../services/common/src/nats.ts";
 import { watchShardEpochs } from "../../services/common/src/shard-epochs.ts";
 import { provisionTopology } from "../../services/common/src/topology.ts";
 import { DEFAULT_PVC_SETTINGS } from "../../services/pvc-provisioner/src/config.ts";
@@ -103,7 +104,14 @@ describe("NATS users and permissions (deploy/base/nats/auth.conf)", { skip: NATS
   before(async () => {
     server = await startShippedNatsServer(passwords);
     for (const service of SERVICES) {
-      const nc = await connect({ servers: server.url, user: service, pass: passwords[passwordVariable(service)], name: `test/${service}` });
+      // The services' own client options: replies come to the user's inbox prefix (connectNats does the same).
+      const nc = await connect({
+        servers: server.url,
+        user: service,
+        pass: passwords[passwordVariable(service)],
+        name: `test/${service}`,
+        inboxPrefix: inboxPrefixFor(service),
+      });
       const entry: Client = { service, nc, violations: [] };
       void (async () => {
         for await (const status of nc.status()) {
@@ -302,5 +310,16 @@ describe("NATS users and permissions (deploy/base/nats/auth.conf)", { skip: NATS
     await refusedPublish(writer, pvcCommandSubjects.build(ADDRESS));
     await refusedPublish(writer, eventSubjects.build(ADDRESS));
     await refusedPublish(writer, `$KV.${BUCKETS.members}.${memberKeys.build("actor-0")}`);
+  });
+
+  it("no service may read another's replies: each subscribes only under its own inbox prefix", async () => {
+    for (const service of SERVICES) {
+      const own = client(service);
+      await refusedSubscribe(own, "_INBOX.>");
+      for (const other of SERVICES.filter((s) => s !== service)) await refusedSubscribe(own, `${inboxPrefixFor(other)}.>`);
+      const mine = own.nc.subscribe(`${inboxPrefixFor(service)}.check`);
+      await noViolations(own);
+      mine.unsubscribe();
+    }
   });
 });

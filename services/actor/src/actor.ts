@@ -17,7 +17,7 @@ import { KubeClient, loadKubeConfig } from "../../common/src/kube.ts";
 import { createLogger } from "../../common/src/logger.ts";
 import type { Logger } from "../../common/src/logger.ts";
 import { createCommonMetrics } from "../../common/src/metrics.ts";
-import { connectNats } from "../../common/src/nats.ts";
+import { connectNats, natsOptionsFrom } from "../../common/src/nats.ts";
 import { startOpsEndpoints } from "../../common/src/ops-server.ts";
 import { provisionTopology } from "../../common/src/topology.ts";
 import { userAgent } from "../../common/src/version.ts";
@@ -47,7 +47,7 @@ export async function startActor(config: ActorConfig, options: { logger?: Logger
   const profile = LEASE_PROFILES[config.leaseProfile];
 
   const nats = await connectNats(
-    { url: config.natsUrl, name: `actor/${config.name}`, user: config.natsUser, pass: config.natsPassword },
+    natsOptionsFrom(config, `actor/${config.name}`),
     logger,
     common,
   );

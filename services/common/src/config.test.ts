@@ -37,4 +37,22 @@ describe("service configuration", () => {
         error.problems.some((p) => p.startsWith("--metrics-bind-address:")),
     );
   });
+
+  it("takes the NATS TLS files from flags or NATS_TLS_* variables, and wants a client certificate with its key", () => {
+    const saved = { ...process.env };
+    try {
+      process.env["NATS_TLS_CA"] = "/etc/stsfleet/tls/ca.crt";
+      const config = parseConfig(serviceCommand("test", "t"), CommonConfigSchema, ["--nats-tls-cert", "/c.crt", "--nats-tls-key", "/c.key"]);
+      assert.deepEqual([config.natsTlsCa, config.natsTlsCert, config.natsTlsKey], ["/etc/stsfleet/tls/ca.crt", "/c.crt", "/c.key"]);
+      assert.throws(
+        () => parseConfig(serviceCommand("test", "t"), CommonConfigSchema, ["--nats-tls-cert", "/c.crt"]),
+        (error) => error instanceof ConfigError && /--nats-tls-cert and --nats-tls-key/.test(error.problems.join()),
+      );
+    } finally {
+      for (const key of ["NATS_TLS_CA", "NATS_TLS_CERT", "NATS_TLS_KEY"]) {
+        if (saved[key] === undefined) delete process.env[key];
+        else process.env[key] = saved[key];
+      }
+    }
+  });
 });

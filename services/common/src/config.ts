@@ -31,6 +31,9 @@ export function serviceCommand(binary: string, description: string): Command {
     .addOption(new Option("--nats-url <urls>", "NATS server URL(s), comma-separated").env("NATS_URL").default("nats://127.0.0.1:4222"))
     .addOption(new Option("--nats-user <user>", "NATS user name").env("NATS_USER"))
     .addOption(new Option("--nats-password <password>", "NATS password").env("NATS_PASSWORD"))
+    .addOption(new Option("--nats-tls-ca <file>", "CA certificate (PEM) to verify the NATS server with; turns TLS on").env("NATS_TLS_CA"))
+    .addOption(new Option("--nats-tls-cert <file>", "client certificate (PEM) for mutual TLS with NATS; needs --nats-tls-key").env("NATS_TLS_CERT"))
+    .addOption(new Option("--nats-tls-key <file>", "private key (PEM) of --nats-tls-cert").env("NATS_TLS_KEY"))
     .addOption(
       new Option(
         "--kubeconfig <path>",
@@ -87,6 +90,9 @@ export const CommonConfigSchema = z.object({
   natsUrl: z.string().min(1),
   natsUser: z.string().optional(),
   natsPassword: z.string().optional(),
+  natsTlsCa: z.string().min(1).optional(),
+  natsTlsCert: z.string().min(1).optional(),
+  natsTlsKey: z.string().min(1).optional(),
   kubeconfig: z.string().optional(),
   kubeRequestTimeoutMs: z.number().int().positive(),
   metricsBindAddress: bindAddress,
@@ -107,6 +113,18 @@ export class ConfigError extends Error {
   }
 }
 
+/**
+ * Checks across common flags, kept out of CommonConfigSchema so services can still `.extend()` it (a refined zod
+ * object cannot be extended).
+ */
+export function commonConfigProblems(config: Partial<CommonConfig>): string[] {
+  const problems: string[] = [];
+  if ((config.natsTlsCert === undefined) !== (config.natsTlsKey === undefined)) {
+    problems.push("--nats-tls-cert and --nats-tls-key: give both (mutual TLS) or neither");
+  }
+  return problems;
+}
+
 /** Parses argv with `command`, then validates with `schema`; throws ConfigError listing every problem. */
 export function parseConfig<S extends z.ZodType>(command: Command, schema: S, argv: readonly string[]): Readonly<z.infer<S>> {
   command.parse([...argv], { from: "user" });
@@ -116,5 +134,7 @@ export function parseConfig<S extends z.ZodType>(command: Command, schema: S, ar
       result.error.issues.map((issue) => `--${issue.path.map(String).join(".").replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}: ${issue.message}`),
     );
   }
+  const problems = commonConfigProblems(result.data as Partial<CommonConfig>);
+  if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(result.data);
 }

@@ -5,6 +5,7 @@ import type { JetStreamManager, StreamConfig, StreamInfo } from "@nats-io/jetstr
 import { connect } from "@nats-io/transport-node";
 import type { NatsConnection, Status } from "@nats-io/transport-node";
 import { assertNever } from "#protocol";
+import type { CommonConfig } from "./config.ts";
 import type { Logger } from "./logger.ts";
 import type { CommonMetrics } from "./metrics.ts";
 
@@ -16,6 +17,40 @@ export interface NatsOptions {
   readonly reconnectTimeWaitMs?: number;
   readonly user?: string | undefined;
   readonly pass?: string | undefined;
+  /** TLS (any field turns it on): the CA that signed the server's certificate, a client certificate for mutual TLS. */
+  readonly tls?: NatsTlsFiles | undefined;
+  /** Reply subjects; default `_INBOX.<user>` with a user (see inboxPrefixFor), else nats.js's `_INBOX`. */
+  readonly inboxPrefix?: string | undefined;
+}
+
+export interface NatsTlsFiles {
+  readonly caFile?: string | undefined;
+  readonly certFile?: string | undefined;
+  readonly keyFile?: string | undefined;
+}
+
+/**
+ * The inbox prefix of a NATS user: `_INBOX.<user>`. Request replies and JetStream consumer deliveries go to
+ * subjects under it, so the server can let each user subscribe to its own inboxes only (deploy/base/nats/auth.conf);
+ * under a broad `_INBOX.>` grant it changes nothing. Characters that cannot be in a subject token become `_`.
+ */
+export function inboxPrefixFor(user: string): string {
+  return `_INBOX.${user.replace(/[^A-Za-z0-9_-]/g, "_")}`;
+}
+
+/** The connection settings a service takes from its common flags. */
+export function natsOptionsFrom(
+  config: Pick<CommonConfig, "natsUrl" | "natsUser" | "natsPassword" | "natsTlsCa" | "natsTlsCert" | "natsTlsKey">,
+  name: string,
+): NatsOptions {
+  const tls = { caFile: config.natsTlsCa, certFile: config.natsTlsCert, keyFile: config.natsTlsKey };
+  const tlsWanted = Object.values(tls).some((file) => file !== undefined);
+  return { url: config.natsUrl, name, user: config.natsUser, pass: config.natsPassword, ...(tlsWanted ? { tls } : {}) };
+}
+
+/** nats.js reads the files itself, on every (re)connect, so renewed certificates are picked up. */
+function tlsOption(files: NatsTlsFiles): Record<string, string> {
+  return Object.fromEntries(Object.entries(files).filter((entry): entry is [string, string] => entry[1] !== undefined));
 }
 
 export interface NatsHandle {
@@ -25,6 +60,7 @@ export interface NatsHandle {
 }
 
 export async function connectNats(options: NatsOptions, logger: Logger, metrics?: CommonMetrics): Promise<NatsHandle> {
+  const inboxPrefix = options.inboxPrefix ?? (options.user ? inboxPrefixFor(options.user) : undefined);
   const connection = await connect({
     servers: options.url.split(",").map((s) => s.trim()),
     name: options.name,
@@ -34,10 +70,12 @@ export async function connectNats(options: NatsOptions, logger: Logger, metrics?
     maxPingOut: 2,
     waitOnFirstConnect: true,
     ...(options.user ? { user: options.user, pass: options.pass } : {}),
+    ...(options.tls ? { tls: tlsOption(options.tls) } : {}),
+    ...(inboxPrefix !== undefined ? { inboxPrefix } : {}),
   });
   let connected = true;
   const log = logger.child({ component: "nats" });
-  log.info({ server: connection.getServer() }, "connected to NATS");
+  log.info({ server: connection.getServer(), user: options.user, tls: options.tls !== undefined }, "connected to NATS");
   void (async () => {
     for await (const status of connection.status()) {
       connected = applyStatus(status, connected, log, metrics);

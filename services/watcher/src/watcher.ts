@@ -14,7 +14,7 @@ import type { ResourceRef, UserAgentKubeConfig } from "../../common/src/kube.ts"
 import { createLogger } from "../../common/src/logger.ts";
 import type { Logger } from "../../common/src/logger.ts";
 import { createCommonMetrics } from "../../common/src/metrics.ts";
-import { connectNats } from "../../common/src/nats.ts";
+import { connectNats, natsOptionsFrom } from "../../common/src/nats.ts";
 import type { NatsHandle } from "../../common/src/nats.ts";
 import { startOpsEndpoints } from "../../common/src/ops-server.ts";
 import type { ReadinessCheck } from "../../common/src/ops-server.ts";
@@ -143,7 +143,7 @@ export async function startWatcher(config: Readonly<WatcherConfig>, deps: Watche
 
   const ownsNats = nats === undefined;
   nats ??= await connectNats(
-    { url: config.natsUrl, name: `stsfleet-watcher-${config.name}`, user: config.natsUser, pass: config.natsPassword },
+    natsOptionsFrom(config, `stsfleet-watcher-${config.name}`),
     logger,
     common,
   );

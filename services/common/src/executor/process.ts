@@ -10,7 +10,7 @@ import { createLogger } from "../logger.ts";
 import type { Logger } from "../logger.ts";
 import { createCommonMetrics } from "../metrics.ts";
 import type { CommonMetrics } from "../metrics.ts";
-import { connectNats } from "../nats.ts";
+import { connectNats, natsOptionsFrom } from "../nats.ts";
 import { startOpsServer } from "../ops-server.ts";
 import type { OpsServer, ReadinessCheck } from "../ops-server.ts";
 import { watchShardEpochs } from "../shard-epochs.ts";
@@ -129,7 +129,7 @@ export async function runExecutorProcess<C extends CommonConfig & { readonly nat
   logger.info({ server: kube.server }, "using Kubernetes API server");
 
   const natsHandle = await connectNats(
-    { url: config.natsUrl, name: `${service}/${config.name}`, user: config.natsUser, pass: config.natsPassword },
+    natsOptionsFrom(config, `${service}/${config.name}`),
     logger,
     metrics,
   );
