@@ -35,7 +35,11 @@ describe("NATS helpers", () => {
     const responder = await connectNats({ url: server.url, name: "responder" }, logger);
     const requester = await connectNats({ url: server.url, name: "requester", user: "actor", pass: "x" }, logger);
     try {
-      responder.connection.subscribe("echo", { callback: (_error, message) => message.respond(new TextEncoder().encode(message.reply ?? "")) });
+      responder.connection.subscribe("echo", {
+        callback: (_error, message) => {
+          message.respond(new TextEncoder().encode(message.reply ?? ""));
+        },
+      });
       await responder.connection.flush();
       const reply = await requester.connection.request("echo", new Uint8Array(), { timeout: 2_000 });
       assert.match(new TextDecoder().decode(reply.data), /^_INBOX\.actor\./);
