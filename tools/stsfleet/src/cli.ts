@@ -227,6 +227,19 @@ export function buildProgram(): Command {
       process.exitCode = await stopStackFromFile(options.stateDir, (line) => process.stdout.write(`${line}\n`));
     });
 
+  program
+    .command("bench")
+    .description("benchmark the fleet against the workqueue baseline and the floor (`stsfleet bench --help`; docs/BENCHMARKS.md)")
+    .helpOption(false)
+    .allowUnknownOption()
+    .allowExcessArguments()
+    .argument("[args...]", "the bench's own flags")
+    .action(async (args: string[]) => {
+      // Loaded on use: the bench pulls in the workqueue baseline and the report code, which `up` does not need.
+      const bench = await import("../../bench/cli.ts");
+      process.exitCode = await bench.main([process.argv[0] ?? "node", "stsfleet-bench", ...args]);
+    });
+
   return program;
 }
 
