@@ -1,23 +1,30 @@
 // kube-sim benchmark (not a test): request latency at a fixed request rate with a mixed workload over
-// keep-alive HTTP from a worker thread, and the memory the simulator uses with many pods and watchers.
-//   npx tsx --expose-gc tools/kube-sim/bench/bench.ts [--pods 50000] [--watchers 100] [--rps 1000] [--seconds 10]
+// keep-alive HTTP, the server's CPU time per request, and the memory the simulator uses with many pods
+// and watchers. The server runs in this process; the load generator and the watchers are child processes.
+//   npx tsx --expose-gc --max-semi-space-size=64 tools/kube-sim/bench/bench.ts [--pods 50000] [--watchers 100] [--rps 1000] [--seconds 10] [--runs 1] [--cpu-prof FILE]
+import { fork } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { Session } from "node:inspector/promises";
 import { cpus, loadavg } from "node:os";
-import { monitorEventLoopDelay } from "node:perf_hooks";
-import { Worker } from "node:worker_threads";
+import { PerformanceObserver, constants as perfConstants, monitorEventLoopDelay } from "node:perf_hooks";
 import { Command, Option } from "commander";
 import { DEFAULT_WATCH_COALESCE_MS, startKubeSim } from "../src/main.ts";
 import { INTERNAL_WRITE } from "../src/registry/registry.ts";
 import { mustFind } from "../src/resources.ts";
-import type { LoadConfig, LoadResult } from "./load-worker.ts";
+import type { ClientCommand, ClientReport, LoadConfig } from "./load-worker.ts";
 
 const opts = new Command("kube-sim-bench")
   .addOption(new Option("--pods <n>", "pods stored during the run").default(50_000).argParser(Number))
   .addOption(new Option("--watchers <n>", "open watch streams during the run").default(100).argParser(Number))
   .addOption(new Option("--rps <n>", "request rate of the mixed load").default(1000).argParser(Number))
-  .addOption(new Option("--seconds <n>", "duration of the mixed load").default(10).argParser(Number))
+  .addOption(new Option("--seconds <n>", "duration of one load run").default(10).argParser(Number))
+  .addOption(new Option("--runs <n>", "load runs against the same preloaded server (the machine's load varies between them)").default(1).argParser(Number))
   .addOption(new Option("--watch-coalesce-ms <n>", "the simulator's --watch-coalesce-ms").default(DEFAULT_WATCH_COALESCE_MS).argParser(Number))
+  .addOption(new Option("--cpu-prof <file>", "write a CPU profile of the server process during the load runs"))
+  .addOption(new Option("--heap-prof <file>", "write a sampling heap profile of the server process: what the load runs allocated that was still on the heap at their end"))
   .parse(process.argv)
-  .opts<{ pods: number; watchers: number; rps: number; seconds: number; watchCoalesceMs: number }>();
+  .opts<{ pods: number; watchers: number; rps: number; seconds: number; runs: number; watchCoalesceMs: number; cpuProf?: string; heapProf?: string }>();
 
 const gc = (globalThis as { gc?: () => void }).gc;
 function settle(): NodeJS.MemoryUsage {
@@ -26,15 +33,65 @@ function settle(): NodeJS.MemoryUsage {
   return process.memoryUsage();
 }
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+const loadAverage = () =>
+  loadavg()
+    .map((l) => l.toFixed(1))
+    .join(" ");
 
 function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return Number.NaN;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 }
 
+/** CPU time of this process's main thread (the server's event loop), from /proc; undefined elsewhere. */
+function mainThreadCpuMs(): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    // utime and stime are fields 14 and 15 of stat(5), in clock ticks (100 per second on Linux).
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
+}
+
+interface Client {
+  child: ChildProcess;
+  next(): Promise<ClientReport>;
+}
+
+function startClient(config: LoadConfig): Client {
+  const child = fork(new URL("./load-worker.ts", import.meta.url), { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  const queue: ClientReport[] = [];
+  const waiting: ((r: ClientReport) => void)[] = [];
+  child.on("message", (m: ClientReport) => {
+    const w = waiting.shift();
+    if (w !== undefined) w(m);
+    else queue.push(m);
+  });
+  child.on("exit", (code) => {
+    for (const w of waiting.splice(0)) w({ kind: "error", error: `client exited with ${code ?? "a signal"}` });
+  });
+  child.send({ kind: "run", config } satisfies ClientCommand);
+  return {
+    child,
+    next: () => {
+      const m = queue.shift();
+      return m !== undefined ? Promise.resolve(m) : new Promise((resolve) => waiting.push(resolve));
+    },
+  };
+}
+
+async function expect<K extends ClientReport["kind"]>(client: Client, kind: K): Promise<Extract<ClientReport, { kind: K }>> {
+  const m = await client.next();
+  if (m.kind === "error") throw new Error(m.error);
+  if (m.kind !== kind) throw new Error(`expected ${kind} from a bench client, got ${m.kind}`);
+  return m as Extract<ClientReport, { kind: K }>;
+}
+
 async function main(): Promise<void> {
   // Other processes on a small machine show up as latency; the load average says how busy it was.
-  const loadBefore = loadavg();
+  const loadBefore = loadAverage();
   // Kubelet delays keep every pod's scheduling and start inside the preload, not the measurement.
   const sim = await startKubeSim({ kubelet: { scheduleDelayMs: 0, startDelayMs: 0, bindDelayMs: 0 }, historyWindow: 10_000, watchCoalesceMs: opts.watchCoalesceMs });
   const ns = mustFind("", "namespaces");
@@ -63,53 +120,102 @@ async function main(): Promise<void> {
   }
   const preloadMs = performance.now() - t0;
   const loaded = settle();
+  console.log(`kube-sim benchmark (node ${process.version}, ${cpus().length} cores, load average before ${loadBefore}, ${gc === undefined ? "no --expose-gc: memory includes garbage" : "after forced GC"})`);
+  console.log(`preload: ${opts.pods} pods in ${namespaces} namespaces, scheduled and Running, in ${(preloadMs / 1000).toFixed(1)} s`);
+  console.log(`memory: baseline heap ${mib(base.heapUsed)} rss ${mib(base.rss)}; with ${opts.pods} pods heap ${mib(loaded.heapUsed)} rss ${mib(loaded.rss)} (${((loaded.heapUsed - base.heapUsed) / opts.pods / 1024).toFixed(2)} KiB heap per pod)`);
 
-  // Watchers and the request generator are separate clients (threads), as informers and controllers are.
-  const base0: LoadConfig = { url: sim.url, rps: 0, durationMs: opts.seconds * 1000, watchers: 0, namespace: "bench", listNamespace: "load-0" };
-  const spawnWorker = (config: LoadConfig) => new Worker(new URL("./load-worker.ts", import.meta.url), { workerData: config, execArgv: ["--import", "tsx"] });
-  const resultOf = (w: Worker) =>
-    new Promise<LoadResult>((resolve, reject) => {
-      w.once("message", (m: LoadResult | { error: string }) => ("error" in m ? reject(new Error(m.error)) : resolve(m)));
-      w.once("error", reject);
-    });
-  const watcherWorker = spawnWorker({ ...base0, watchers: opts.watchers, durationMs: opts.seconds * 1000 + 2000 });
-  const watching = resultOf(watcherWorker);
+  // Watchers and the request generator are separate client processes, as informers and controllers are.
+  const base0: LoadConfig = { url: sim.url, rps: 0, durationMs: opts.seconds * 1000, watchers: 0, namespace: "bench", listNamespace: "load-0", namePrefix: "cm-" };
+  const watchers = opts.watchers > 0 ? startClient({ ...base0, watchers: opts.watchers }) : undefined;
+  if (watchers !== undefined) await expect(watchers, "ready");
   while (sim.registry.store.watcherCount() < opts.watchers) await new Promise((r) => setTimeout(r, 20));
-  const worker = spawnWorker({ ...base0, rps: opts.rps });
-  const loopDelay = monitorEventLoopDelay({ resolution: 5 });
-  loopDelay.enable();
+
+  const profiler = opts.cpuProf === undefined && opts.heapProf === undefined ? undefined : new Session();
+  profiler?.connect();
+  if (profiler !== undefined && opts.cpuProf !== undefined) {
+    await profiler.post("Profiler.enable");
+    await profiler.post("Profiler.setSamplingInterval", { interval: 500 });
+    await profiler.post("Profiler.start");
+  }
+  if (profiler !== undefined && opts.heapProf !== undefined) {
+    await profiler.post("HeapProfiler.enable");
+    await profiler.post("HeapProfiler.startSampling", { samplingInterval: 32 * 1024, includeObjectsCollectedByMajorGC: true });
+  }
   let peakRss = 0;
   let watchersSeen = 0;
   const sampler = setInterval(() => {
     peakRss = Math.max(peakRss, process.memoryUsage().rss);
     watchersSeen = Math.max(watchersSeen, sim.registry.store.watcherCount());
   }, 100);
-  const result = await resultOf(worker);
-  loopDelay.disable();
-  const watched = await watching;
-  result.watchEvents = watched.watchEvents;
-  result.watchBytes = watched.watchBytes;
-  clearInterval(sampler);
-  const withWatchers = settle();
-  await worker.terminate();
-  await watcherWorker.terminate();
-  await sim.stop();
+  let worstP99 = 0;
+  for (let run = 1; run <= opts.runs; run++) {
+    const loadAtStart = loadAverage();
+    const gcMs = { minor: 0, major: 0, count: 0 };
+    const gcObserver = new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) {
+        const kind = (e as unknown as { detail?: { kind?: number } }).detail?.kind;
+        if (kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR) gcMs.major += e.duration;
+        else gcMs.minor += e.duration;
+        gcMs.count++;
+      }
+    });
+    gcObserver.observe({ entryTypes: ["gc"] });
+    const loopDelay = monitorEventLoopDelay({ resolution: 5 });
+    loopDelay.enable();
+    const cpu0 = process.cpuUsage();
+    const main0 = mainThreadCpuMs();
+    const wall0 = performance.now();
+    const loader = startClient({ ...base0, rps: opts.rps, namePrefix: `cm-${run}-` });
+    const { result } = await expect(loader, "result");
+    const wallMs = performance.now() - wall0;
+    const cpu = process.cpuUsage(cpu0);
+    const main1 = mainThreadCpuMs();
+    loopDelay.disable();
+    gcObserver.disconnect();
 
-  const all = Object.values(result.latenciesMs).flat().sort((a, b) => a - b);
-  const done = all.length;
-  console.log(`kube-sim benchmark (node ${process.version}, ${cpus().length} cores, load average before ${loadBefore.map((l) => l.toFixed(1)).join(" ")}, ${gc === undefined ? "no --expose-gc: memory includes garbage" : "after forced GC"})`);
-  console.log(`preload: ${opts.pods} pods in ${namespaces} namespaces, scheduled and Running, in ${(preloadMs / 1000).toFixed(1)} s`);
-  console.log(`load: ${result.sent} requests in ${(result.elapsedMs / 1000).toFixed(1)} s = ${(done / (result.elapsedMs / 1000)).toFixed(0)} req/s (target ${opts.rps}), errors ${result.errors}, conflicts ${result.conflicts}`);
-  console.log(`latency all:    p50 ${percentile(all, 50).toFixed(2)} ms  p99 ${percentile(all, 99).toFixed(2)} ms  max ${(all[all.length - 1] ?? 0).toFixed(2)} ms`);
-  for (const [kind, values] of Object.entries(result.latenciesMs)) {
-    const sorted = [...values].sort((a, b) => a - b);
-    console.log(`  ${kind.padEnd(7)} n=${String(sorted.length).padEnd(6)} p50 ${percentile(sorted, 50).toFixed(2)} ms  p99 ${percentile(sorted, 99).toFixed(2)} ms`);
+    const all = Object.values(result.latenciesMs).flat().sort((a, b) => a - b);
+    const done = all.length;
+    const serverCpuMs = (cpu.user + cpu.system) / 1000;
+    const p99 = percentile(all, 99);
+    worstP99 = Math.max(worstP99, p99);
+    console.log(`--- run ${run}/${opts.runs} (load average at start ${loadAtStart}, at end ${loadAverage()})`);
+    console.log(`load: ${result.sent} requests in ${(result.elapsedMs / 1000).toFixed(1)} s = ${(done / (result.elapsedMs / 1000)).toFixed(0)} req/s (target ${opts.rps}), errors ${result.errors}, conflicts ${result.conflicts}; client issue lag p50 ${result.issueLagMs.p50.toFixed(1)} ms p99 ${result.issueLagMs.p99.toFixed(1)} ms`);
+    console.log(`latency all:    p50 ${percentile(all, 50).toFixed(2)} ms  p99 ${p99.toFixed(2)} ms  max ${(all[all.length - 1] ?? 0).toFixed(2)} ms`);
+    for (const [kind, values] of Object.entries(result.latenciesMs)) {
+      const sorted = [...values].sort((a, b) => a - b);
+      console.log(`  ${kind.padEnd(7)} n=${String(sorted.length).padEnd(6)} p50 ${percentile(sorted, 50).toFixed(2)} ms  p99 ${percentile(sorted, 99).toFixed(2)} ms`);
+    }
+    const mainCpu = main0 !== undefined && main1 !== undefined ? `, event-loop thread ${((main1 - main0) / wallMs * 100).toFixed(0)}% of a core` : "";
+    console.log(`server cpu: ${(serverCpuMs / (wallMs / 1000) / 10).toFixed(0)}% of a core${mainCpu}, ${((serverCpuMs * 1000) / Math.max(1, done)).toFixed(0)} us per request (with fan-out to the watchers); gc ${gcMs.count} pauses, minor ${gcMs.minor.toFixed(0)} ms, major ${gcMs.major.toFixed(0)} ms`);
+    console.log(`client cpu: load generator ${((result.cpuMs * 1000) / Math.max(1, done)).toFixed(0)} us per request`);
+    console.log(`server event loop delay: p50 ${(loopDelay.percentile(50) / 1e6).toFixed(1)} ms  p99 ${(loopDelay.percentile(99) / 1e6).toFixed(1)} ms  max ${(loopDelay.max / 1e6).toFixed(1)} ms`);
+    console.log(p99 < 10 ? `OK: p99 ${p99.toFixed(2)} ms < 10 ms` : `OVER BUDGET: p99 ${p99.toFixed(2)} ms >= 10 ms`);
   }
-  console.log(`server event loop delay: p50 ${(loopDelay.percentile(50) / 1e6).toFixed(1)} ms  p99 ${(loopDelay.percentile(99) / 1e6).toFixed(1)} ms  max ${(loopDelay.max / 1e6).toFixed(1)} ms`);
-  console.log(`watchers: ${watchersSeen} open, ${result.watchEvents} events / ${mib(result.watchBytes)} delivered`);
-  console.log(`memory: baseline heap ${mib(base.heapUsed)} rss ${mib(base.rss)}; with ${opts.pods} pods heap ${mib(loaded.heapUsed)} rss ${mib(loaded.rss)} (${((loaded.heapUsed - base.heapUsed) / opts.pods / 1024).toFixed(2)} KiB heap per pod); with ${opts.watchers} watchers after the load heap ${mib(withWatchers.heapUsed)} rss ${mib(withWatchers.rss)}, peak rss ${mib(peakRss)}`);
-  const p99 = percentile(all, 99);
-  console.log(p99 < 10 ? `OK: p99 ${p99.toFixed(2)} ms < 10 ms` : `OVER BUDGET: p99 ${p99.toFixed(2)} ms >= 10 ms`);
+  clearInterval(sampler);
+  if (profiler !== undefined && opts.cpuProf !== undefined) {
+    const { profile } = await profiler.post("Profiler.stop");
+    writeFileSync(opts.cpuProf, JSON.stringify(profile));
+    console.log(`cpu profile of the server process during the load: ${opts.cpuProf}`);
+  }
+  if (profiler !== undefined && opts.heapProf !== undefined) {
+    // A major GC first, so objects that were promoted or pretenured and then died are in the profile too.
+    gc?.();
+    const { profile } = await profiler.post("HeapProfiler.stopSampling");
+    writeFileSync(opts.heapProf, JSON.stringify(profile));
+    console.log(`heap profile of the server process during the load: ${opts.heapProf}`);
+  }
+  profiler?.disconnect();
+  let watchLine = "";
+  if (watchers !== undefined) {
+    watchers.child.send({ kind: "stop" } satisfies ClientCommand);
+    const { result } = await expect(watchers, "result");
+    watchLine = `, ${result.watchEvents} events / ${mib(result.watchBytes)} delivered, watch client ${((result.cpuMs / result.elapsedMs) * 100).toFixed(0)}% of a core`;
+  }
+  const withWatchers = settle();
+  await sim.stop();
+  console.log(`watchers: ${watchersSeen} open${watchLine}`);
+  console.log(`memory with ${opts.watchers} watchers after the load: heap ${mib(withWatchers.heapUsed)} rss ${mib(withWatchers.rss)}, peak rss ${mib(peakRss)}`);
+  console.log(worstP99 < 10 ? `OK: worst p99 ${worstP99.toFixed(2)} ms < 10 ms` : `OVER BUDGET: worst p99 ${worstP99.toFixed(2)} ms >= 10 ms`);
 }
 
 main().catch((err: unknown) => {

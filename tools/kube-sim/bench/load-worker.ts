@@ -1,7 +1,9 @@
-// The load generator of bench.ts, in its own thread so client work does not share the server's event
-// loop: an open-loop mix of get/list/create/update over keep-alive HTTP, plus long-lived watchers.
-import { Agent, request } from "node:http";
-import { parentPort, workerData } from "node:worker_threads";
+// The clients of bench.ts, each in its own process so client work never shares the server's event loop
+// or heap (the server is the bench process): an open-loop mix of get/list/create/update over keep-alive
+// HTTP/1.1, or long-lived watchers. bench.ts forks this file and sends it a LoadConfig over IPC.
+import { connect } from "node:net";
+import type { Socket } from "node:net";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 
 export interface LoadConfig {
   url: string;
@@ -10,6 +12,8 @@ export interface LoadConfig {
   watchers: number;
   namespace: string;
   listNamespace: string;
+  /** Prefix of created ConfigMap names, so repeated runs against one server do not collide. */
+  namePrefix: string;
 }
 
 export interface LoadResult {
@@ -18,57 +22,232 @@ export interface LoadResult {
   conflicts: number;
   sent: number;
   elapsedMs: number;
+  /** How late requests left against the open-loop schedule: a lagging client would hide server latency. */
+  issueLagMs: { p50: number; p99: number; max: number };
+  /** CPU time of this client process during its run. */
+  cpuMs: number;
   watchEvents: number;
   watchBytes: number;
 }
 
-const cfg = workerData as LoadConfig;
-const agent = new Agent({ keepAlive: true, maxSockets: 64 });
-const target = new URL(cfg.url);
+/** Messages from bench.ts: the config to run, then (for watchers) when to stop and report. */
+export type ClientCommand = { kind: "run"; config: LoadConfig } | { kind: "stop" };
+/** Messages to bench.ts. */
+export type ClientReport = { kind: "ready" } | { kind: "result"; result: LoadResult } | { kind: "error"; error: string };
 
-function send(method: string, path: string, body?: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      { host: target.hostname, port: target.port, method, path, agent, headers: { "Content-Type": "application/json", "User-Agent": "kube-sim-bench/1.0", ...headers } },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
-      },
-    );
-    req.on("error", reject);
-    req.end(body);
-  });
+function report(msg: ClientReport, then?: () => void): void {
+  process.send?.(msg, undefined, {}, () => then?.());
 }
 
-let watchEvents = 0;
-let watchBytes = 0;
-const watchRequests: ReturnType<typeof request>[] = [];
-function openWatchers(): Promise<void> {
-  const watchAgent = new Agent({ keepAlive: false });
-  const started: Promise<void>[] = [];
-  for (let i = 0; i < cfg.watchers; i++) {
-    started.push(
-      new Promise((resolve) => {
-        const req = request({ host: target.hostname, port: target.port, path: `/api/v1/namespaces/${cfg.namespace}/configmaps?watch=true&allowWatchBookmarks=true&resourceVersion=0`, agent: watchAgent }, (res) => {
-          res.on("data", (c: Buffer) => {
-            watchBytes += c.length;
-            for (let i = c.indexOf(10); i >= 0; i = c.indexOf(10, i + 1)) watchEvents++;
-          });
-          resolve();
-        });
-        req.on("error", () => resolve());
-        req.end();
-        watchRequests.push(req);
-      }),
-    );
+/**
+ * A minimal HTTP/1.1 keep-alive client: one request at a time per connection, up to `maxConnections`,
+ * requests queue when all are busy. node:http's client costs as much CPU per request as the server
+ * does, and on a 2-core machine a load generator that busy takes the CPU the server is measured on.
+ */
+class KeepAlivePool {
+  private readonly idle: Connection[] = [];
+  private readonly queue: { head: string; body: string; resolve: (r: Reply) => void; reject: (e: Error) => void }[] = [];
+  private open = 0;
+  private readonly target: URL;
+  private readonly maxConnections: number;
+
+  constructor(target: URL, maxConnections: number) {
+    this.target = target;
+    this.maxConnections = maxConnections;
   }
-  return Promise.all(started).then(() => undefined);
+
+  send(method: string, path: string, body = ""): Promise<Reply> {
+    const head = `${method} ${path} HTTP/1.1\r\nHost: ${this.target.host}\r\nUser-Agent: kube-sim-bench/1.0\r\nAccept: application/json\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`;
+    return new Promise((resolve, reject) => {
+      this.queue.push({ head, body, resolve, reject });
+      this.pump();
+    });
+  }
+
+  private pump(): void {
+    while (this.queue.length > 0) {
+      let conn = this.idle.pop();
+      while (conn?.closed === true) conn = this.idle.pop();
+      if (conn === undefined) {
+        if (this.open >= this.maxConnections) return;
+        this.open++;
+        conn = new Connection(connect({ host: this.target.hostname, port: Number(this.target.port) }), () => {
+          this.open--;
+          this.pump();
+        });
+      }
+      const job = this.queue.shift();
+      if (job === undefined) {
+        this.idle.push(conn);
+        return;
+      }
+      const c = conn;
+      c.request(job.head + job.body).then(
+        (reply) => {
+          this.idle.push(c);
+          job.resolve(reply);
+          this.pump();
+        },
+        (err: unknown) => job.reject(err instanceof Error ? err : new Error(String(err))),
+      );
+    }
+  }
+
+  close(): void {
+    for (const c of this.idle) c.close();
+  }
 }
 
-async function run(): Promise<LoadResult> {
-  await openWatchers();
-  const result: LoadResult = { latenciesMs: { get: [], list: [], create: [], update: [] }, errors: 0, conflicts: 0, sent: 0, elapsedMs: 0, watchEvents: 0, watchBytes: 0 };
+interface Reply {
+  status: number;
+  body: string;
+}
+
+/** One keep-alive connection; responses are framed by Content-Length or chunked encoding. */
+class Connection {
+  private readonly socket: Socket;
+  private buffer: Buffer = Buffer.alloc(0);
+  private waiting: { resolve: (r: Reply) => void; reject: (e: Error) => void } | undefined;
+  closed = false;
+
+  constructor(socket: Socket, onClose: () => void) {
+    this.socket = socket;
+    socket.setNoDelay(true);
+    socket.on("data", (chunk: Buffer) => {
+      this.buffer = this.buffer.length === 0 ? chunk : Buffer.concat([this.buffer, chunk]);
+      this.parse();
+    });
+    const fail = (err: Error) => {
+      const w = this.waiting;
+      this.waiting = undefined;
+      w?.reject(err);
+    };
+    socket.on("error", fail);
+    socket.on("close", () => {
+      this.closed = true;
+      fail(new Error("connection closed"));
+      onClose();
+    });
+  }
+
+  request(bytes: string): Promise<Reply> {
+    return new Promise((resolve, reject) => {
+      this.waiting = { resolve, reject };
+      this.socket.write(bytes);
+    });
+  }
+
+  close(): void {
+    this.socket.destroy();
+  }
+
+  private parse(): void {
+    const headEnd = this.buffer.indexOf("\r\n\r\n");
+    if (headEnd < 0 || this.waiting === undefined) return;
+    const head = this.buffer.toString("latin1", 0, headEnd);
+    const status = Number(head.slice(9, 12));
+    const length = /\r\ncontent-length:\s*(\d+)/i.exec(head);
+    let body: string;
+    let consumed: number;
+    if (length !== null) {
+      consumed = headEnd + 4 + Number(length[1]);
+      if (this.buffer.length < consumed) return;
+      body = this.buffer.toString("utf8", headEnd + 4, consumed);
+    } else if (/\r\ntransfer-encoding:\s*chunked/i.test(head)) {
+      const parts: Buffer[] = [];
+      let at = headEnd + 4;
+      for (;;) {
+        const lineEnd = this.buffer.indexOf("\r\n", at);
+        if (lineEnd < 0) return;
+        const size = parseInt(this.buffer.toString("latin1", at, lineEnd), 16);
+        if (this.buffer.length < lineEnd + 2 + size + 2) return;
+        if (size === 0) {
+          consumed = lineEnd + 4;
+          break;
+        }
+        parts.push(this.buffer.subarray(lineEnd + 2, lineEnd + 2 + size));
+        at = lineEnd + 2 + size + 2;
+      }
+      body = Buffer.concat(parts).toString("utf8");
+    } else {
+      this.waiting.reject(new Error(`response without Content-Length or chunked encoding: ${head.split("\r\n")[0] ?? ""}`));
+      this.waiting = undefined;
+      this.socket.destroy();
+      return;
+    }
+    this.buffer = this.buffer.subarray(consumed);
+    const w = this.waiting;
+    this.waiting = undefined;
+    w.resolve({ status, body });
+  }
+}
+
+function emptyResult(): LoadResult {
+  return {
+    latenciesMs: { get: [], list: [], create: [], update: [] },
+    errors: 0,
+    conflicts: 0,
+    sent: 0,
+    elapsedMs: 0,
+    issueLagMs: { p50: 0, p99: 0, max: 0 },
+    cpuMs: 0,
+    watchEvents: 0,
+    watchBytes: 0,
+  };
+}
+
+function cpuMsSince(start: NodeJS.CpuUsage): number {
+  const d = process.cpuUsage(start);
+  return (d.user + d.system) / 1000;
+}
+
+/** Opens the watchers (raw keep-alive sockets, like the request pool) and counts the events they receive until bench.ts says stop. */
+async function watch(cfg: LoadConfig): Promise<LoadResult> {
+  const target = new URL(cfg.url);
+  const result = emptyResult();
+  const marker = Buffer.from('{"type":"');
+  const sockets: Socket[] = [];
+  await Promise.all(
+    Array.from(
+      { length: cfg.watchers },
+      () =>
+        new Promise<void>((resolve) => {
+          const socket = connect({ host: target.hostname, port: Number(target.port) });
+          sockets.push(socket);
+          // Events are counted by their opening bytes; the tail of a chunk is kept so a marker split
+          // across two reads is still counted once.
+          let carry: Buffer = Buffer.alloc(0);
+          let started = false;
+          socket.on("data", (chunk: Buffer) => {
+            if (!started) {
+              started = true;
+              resolve();
+            }
+            result.watchBytes += chunk.length;
+            const data = carry.length === 0 ? chunk : Buffer.concat([carry, chunk]);
+            for (let i = data.indexOf(marker); i >= 0; i = data.indexOf(marker, i + marker.length)) result.watchEvents++;
+            carry = data.subarray(Math.max(0, data.length - marker.length + 1));
+          });
+          socket.on("error", () => resolve());
+          socket.write(`GET /api/v1/namespaces/${cfg.namespace}/configmaps?watch=true&allowWatchBookmarks=true&resourceVersion=0 HTTP/1.1\r\nHost: ${target.host}\r\nUser-Agent: kube-sim-bench/1.0\r\nAccept: application/json\r\n\r\n`);
+        }),
+    ),
+  );
+  const cpu = process.cpuUsage();
+  const start = performance.now();
+  report({ kind: "ready" });
+  await new Promise<void>((resolve) => process.once("message", () => resolve()));
+  result.elapsedMs = performance.now() - start;
+  result.cpuMs = cpuMsSince(cpu);
+  for (const socket of sockets) socket.destroy();
+  return result;
+}
+
+/** The open-loop request mix at cfg.rps for cfg.durationMs. */
+async function load(cfg: LoadConfig): Promise<LoadResult> {
+  const pool = new KeepAlivePool(new URL(cfg.url), 64);
+  const send = (method: string, path: string, body?: string) => pool.send(method, path, body);
+  const result = emptyResult();
   const known: { name: string; obj: Record<string, unknown> }[] = [];
   let counter = 0;
   const inflight = new Set<Promise<void>>();
@@ -76,10 +255,10 @@ async function run(): Promise<LoadResult> {
     const r = Math.random();
     const t0 = performance.now();
     let kind: keyof LoadResult["latenciesMs"];
-    let res: { status: number; body: string };
+    let res: Reply;
     if (r < 0.2 || known.length === 0) {
       kind = "create";
-      const name = `cm-${counter++}`;
+      const name = `${cfg.namePrefix}${counter++}`;
       res = await send("POST", `/api/v1/namespaces/${cfg.namespace}/configmaps`, JSON.stringify({ metadata: { name, labels: { bench: "true" } }, data: { v: "0" } }));
       if (res.status === 201) known.push({ name, obj: JSON.parse(res.body) as Record<string, unknown> });
     } else if (r < 0.6) {
@@ -97,14 +276,16 @@ async function run(): Promise<LoadResult> {
       res = await send("PUT", `/api/v1/namespaces/${cfg.namespace}/configmaps/${pick.name}`, JSON.stringify(obj));
       if (res.status === 200) pick.obj = JSON.parse(res.body) as Record<string, unknown>;
     }
-    const dt = performance.now() - t0;
-    result.latenciesMs[kind].push(dt);
+    result.latenciesMs[kind].push(performance.now() - t0);
     if (res.status === 409) result.conflicts++;
     else if (res.status >= 400) result.errors++;
   };
+  const lag = monitorEventLoopDelay({ resolution: 5 });
+  const lateness: number[] = [];
+  const cpu = process.cpuUsage();
   const start = performance.now();
-  if (cfg.rps <= 0) await new Promise((r) => setTimeout(r, cfg.durationMs));
-  else await new Promise<void>((resolve) => {
+  lag.enable();
+  await new Promise<void>((resolve) => {
     const tick = () => {
       const elapsed = performance.now() - start;
       if (elapsed >= cfg.durationMs) {
@@ -113,6 +294,7 @@ async function run(): Promise<LoadResult> {
       }
       const due = Math.floor((elapsed / 1000) * cfg.rps);
       while (result.sent < due) {
+        lateness.push(elapsed - (result.sent * 1000) / cfg.rps);
         result.sent++;
         const p: Promise<void> = one().catch(() => {
           result.errors++;
@@ -125,15 +307,22 @@ async function run(): Promise<LoadResult> {
     tick();
   });
   await Promise.all(inflight);
+  lag.disable();
   result.elapsedMs = performance.now() - start;
-  result.watchEvents = watchEvents;
-  result.watchBytes = watchBytes;
-  for (const req of watchRequests) req.destroy();
-  agent.destroy();
+  result.cpuMs = cpuMsSince(cpu);
+  lateness.sort((a, b) => a - b);
+  const at = (p: number) => lateness[Math.min(lateness.length - 1, Math.floor(p * lateness.length))] ?? 0;
+  result.issueLagMs = { p50: at(0.5), p99: at(0.99), max: lateness[lateness.length - 1] ?? 0 };
+  pool.close();
   return result;
 }
 
-run().then(
-  (r) => parentPort?.postMessage(r),
-  (err: unknown) => parentPort?.postMessage({ error: String(err) }),
-);
+process.once("message", (msg: ClientCommand) => {
+  if (msg.kind !== "run") return;
+  const run = msg.config.watchers > 0 ? watch(msg.config) : load(msg.config);
+  // The last report ends the process; bench.ts waits for it instead of killing the client.
+  run.then(
+    (result) => report({ kind: "result", result }, () => process.exit(0)),
+    (err: unknown) => report({ kind: "error", error: String(err) }, () => process.exit(1)),
+  );
+});

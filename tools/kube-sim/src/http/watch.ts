@@ -126,10 +126,10 @@ export function serveWatch(w: WatchRequest): void {
     if (pending.length === 0 || closed) return;
     const chunks = pending;
     pending = [];
-    // Corked writes leave as one writev of the shared event buffers, without copying them per watcher.
-    res.cork();
-    for (const chunk of chunks) res.write(chunk);
-    res.uncork();
+    // One HTTP chunk per flush, so one writev syscall. Not res.cork()/uncork(): ServerResponse.uncork
+    // uncorks the socket first and then sends the length, every buffered chunk and the trailing CRLF
+    // as separate socket writes, one syscall each.
+    res.write(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
     if (res.writableLength > w.config.maxBufferedBytes) close();
   };
   const write = (chunk: string | Buffer) => {
