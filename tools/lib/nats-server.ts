@@ -27,6 +27,20 @@ export interface NatsServerOptions {
   readonly pingIntervalMs?: number;
   readonly startTimeoutMs?: number;
   readonly serverName?: string;
+  /** TLS on the client port (the monitoring port stays plain HTTP on loopback). */
+  readonly tls?: NatsServerTls;
+  /** Extra environment for the server, e.g. passwords that `$VARIABLE` references in the config resolve to. */
+  readonly env?: Readonly<Record<string, string>>;
+}
+
+export interface NatsServerTls {
+  readonly certFile: string;
+  readonly keyFile: string;
+  /** The CA that signed client certificates; with `verify` every client must present one. */
+  readonly caFile?: string;
+  readonly verify?: boolean;
+  /** TLS handshake timeout (default 2 s, the server's own default is 0.5 s which a loaded machine can miss). */
+  readonly timeoutMs?: number;
 }
 
 export interface RunningNatsServer {
@@ -88,6 +102,7 @@ function renderConfig(options: NatsServerOptions, portsDir: string, storeDir: st
     lines.push("ping_max: 2");
   }
   if (options.jetstream ?? true) lines.push(`jetstream { store_dir: ${quote(storeDir)} }`);
+  if (options.tls) lines.push(renderTls(options.tls));
   const mappings = Object.entries(options.mappings ?? {});
   if (mappings.length > 0) {
     lines.push("mappings = {");
@@ -96,6 +111,17 @@ function renderConfig(options: NatsServerOptions, portsDir: string, storeDir: st
   }
   if (options.extraConfig) lines.push(options.extraConfig);
   return `${lines.join("\n")}\n`;
+}
+
+function renderTls(tls: NatsServerTls): string {
+  const fields = [
+    `cert_file: ${quote(tls.certFile)}`,
+    `key_file: ${quote(tls.keyFile)}`,
+    ...(tls.caFile !== undefined ? [`ca_file: ${quote(tls.caFile)}`] : []),
+    ...(tls.verify !== undefined ? [`verify: ${tls.verify}`] : []),
+    `timeout: ${Math.max(0.1, (tls.timeoutMs ?? 2_000) / 1000)}`,
+  ];
+  return `tls {\n${fields.map((field) => `  ${field}`).join("\n")}\n}`;
 }
 
 interface PortsFile {
@@ -122,7 +148,10 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
   const configPath = join(workDir, "nats.conf");
   writeFileSync(configPath, renderConfig(options, workDir, storeDir));
 
-  const child = spawn(executable, ["-c", configPath], { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(executable, ["-c", configPath], {
+    stdio: ["ignore", "pipe", "pipe"],
+    ...(options.env ? { env: { ...process.env, ...options.env } } : {}),
+  });
   let output = "";
   const collect = (chunk: Buffer) => {
     output = (output + chunk.toString("utf8")).slice(-8000);

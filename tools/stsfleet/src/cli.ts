@@ -90,6 +90,7 @@ interface UpOptions {
   demo: boolean;
   natsUrl?: string;
   kubeconfig?: string;
+  secure: boolean;
   showLogs: boolean;
   logLevel: LogLevel;
   readyTimeoutMs: number;
@@ -139,6 +140,7 @@ async function up(options: UpOptions): Promise<number> {
       actors: options.actors,
       ...(options.natsUrl !== undefined ? { natsUrl: options.natsUrl } : {}),
       ...(options.kubeconfig !== undefined ? { kubeconfig: options.kubeconfig } : {}),
+      secure: options.secure,
       logLevel: options.logLevel,
       readyTimeoutMs: options.readyTimeoutMs,
       ...(options.showLogs ? { onLog: logPrinter() } : {}),
@@ -204,6 +206,11 @@ export function buildProgram(): Command {
     .option("--no-demo", "start empty instead of applying the demo StatefulSet")
     .addOption(new Option("--nats-url <url>", "use this NATS instead of starting nats-server"))
     .addOption(new Option("--kubeconfig <path>", "use this cluster instead of starting the simulator"))
+    .addOption(
+      new Option("--secure", "NATS with one user per service (deploy/base/nats/auth.conf), random passwords and mutual TLS (certificates in <state-dir>/secure)")
+        .default(false)
+        .conflicts("natsUrl"),
+    )
     .option("--show-logs", "also print the children's logs (pretty) on stderr", false)
     .addOption(
       new Option("--log-level <level>", "the services' log level")

@@ -2,9 +2,7 @@
 // status-writer) as supervised child processes, with stack.json kept current. `stsfleet up` and the end-to-end
 // test harness (test/support/stack.ts) both run exactly this.
 import {
-  accessSync,
   closeSync,
-  constants,
   existsSync,
   lstatSync,
   mkdirSync,
@@ -16,14 +14,17 @@ import {
   writeFileSync,
   writeSync,
 } from "node:fs";
-import { delimiter, dirname, join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { KubeConfig } from "@kubernetes/client-node";
 import { NATS_INSTALL_HINT, NatsServerStartError, startNatsServer } from "../../lib/nats-server.ts";
-import type { RunningNatsServer } from "../../lib/nats-server.ts";
+import type { NatsServerOptions, RunningNatsServer } from "../../lib/nats-server.ts";
 import { freeLoopbackPorts } from "./ports.ts";
+import { OPENSSL_INSTALL_HINT, SecureSetupError, prepareSecureNats, serviceNatsEnv } from "./secure.ts";
+import type { SecureNats } from "./secure.ts";
 import { waitForReady } from "./readiness.ts";
 import { startReaper } from "./reaper.ts";
+import { onPath } from "./which.ts";
 import type { Reaper } from "./reaper.ts";
 import { isAlive, SERVICE_KINDS, stackFilePath, writeStackFile } from "./state.ts";
 import type { ProcessEntry, ServiceKind, StackFile } from "./state.ts";
@@ -47,6 +48,11 @@ export interface StackOptions {
   readonly actors?: number;
   /** Use this NATS instead of starting nats-server. */
   readonly natsUrl?: string;
+  /**
+   * Start nats-server with the shipped per-service users and permissions, random passwords and mutual TLS from a
+   * throwaway CA in `<stateDir>/secure/` (ADR 0064). Not with `natsUrl`.
+   */
+  readonly secure?: boolean;
   /** Use this cluster instead of starting the simulator. */
   readonly kubeconfig?: string;
   /** Extra simulator flags (kubelet timings, faults). */
@@ -99,6 +105,8 @@ export interface Stack {
   readonly services: ReadonlyMap<string, ManagedProcess>;
   /** The managed nats-server, when the stack started one. */
   readonly nats: RunningNatsServer | undefined;
+  /** Users, passwords and TLS files, with `secure`. */
+  readonly natsSecurity: SecureNats | undefined;
   snapshot(): StackFile;
   /** The service process with this name; throws for an unknown name. */
   service(name: string): ManagedProcess;
@@ -154,20 +162,6 @@ function acquireLock(stateDir: string): () => void {
   throw new StackStartError(`cannot lock ${path}`);
 }
 
-function onPath(binary: string): string | undefined {
-  for (const dir of (process.env["PATH"] ?? "").split(delimiter)) {
-    if (dir === "") continue;
-    const candidate = join(dir, binary);
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
-}
-
 /**
  * The executable to hand to the shared nats-server launcher. It starts the server in our own process group, where a
  * terminal's Ctrl-C would stop NATS at the same moment as `up`, before the services have drained (ADR 0051). When
@@ -210,6 +204,9 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const emit = (event: StackEvent) => options.onEvent?.(event);
   const step = (message: string) => emit({ type: "step", message });
   const restartPolicy = options.restart ?? DEFAULT_RESTART_POLICY;
+  if (options.secure && options.natsUrl !== undefined) {
+    throw new StackStartError("--secure starts its own nats-server with users and TLS; it cannot be combined with --nats-url");
+  }
   const stopTimeoutMs = options.stopTimeoutMs ?? 10_000;
 
   mkdirSync(stateDir, { recursive: true });
@@ -219,7 +216,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const auditLogPath = options.kubeconfig === undefined ? join(stateDir, "audit.log") : undefined;
   const natsStore = join(stateDir, "nats");
   // A stack starts fresh: the simulator keeps its objects in memory, so old NATS state or logs would only mislead.
-  for (const stale of [logsDir, natsStore, stackFilePath(stateDir), join(stateDir, "audit.log")]) {
+  for (const stale of [logsDir, natsStore, stackFilePath(stateDir), join(stateDir, "audit.log"), join(stateDir, "secure")]) {
     rmSync(stale, { recursive: true, force: true });
   }
   mkdirSync(logsDir, { recursive: true });
@@ -227,6 +224,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const reaper: Reaper = startReaper();
   let stopped = false;
   let nats: RunningNatsServer | undefined;
+  let natsSecurity: SecureNats | undefined;
   let kubeSim: ManagedProcess | undefined;
   const services = new Map<string, ManagedProcess>();
   let stackFile: StackFile | undefined;
@@ -285,6 +283,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     await Promise.all([kubeSim?.stop(stopTimeoutMs), nats?.stop({ timeoutMs: stopTimeoutMs })]);
     if (nats) reaper.unregister(nats.pid);
     rmSync(natsStore, { recursive: true, force: true });
+    // Keys and passwords of a stopped stack are of no use to anyone.
+    rmSync(join(stateDir, "secure"), { recursive: true, force: true });
   };
 
   const stop = async () => {
@@ -320,7 +320,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   try {
     // --- infrastructure -----------------------------------------------------------------------------------
     // nats-server is restarted on the same port and store, so JetStream state survives and clients reconnect.
-    const watchNats = (server: RunningNatsServer, natsOptions: { executable: string; storeDir: string; extraConfig: string }) => {
+    const watchNats = (server: RunningNatsServer, natsOptions: NatsServerOptions) => {
       void server.exited.then(async (code) => {
         if (stopped || nats !== server) return;
         reaper.unregister(server.pid);
@@ -347,11 +347,26 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       if (options.natsUrl !== undefined) return options.natsUrl;
       step("starting nats-server");
       mkdirSync(natsStore, { recursive: true });
-      const natsOptions = {
-        executable: natsExecutable(stateDir),
-        storeDir: join(natsStore, "jetstream"),
-        extraConfig: `log_file: ${JSON.stringify(join(logsDir, "nats.log"))}`,
-      };
+      const executable = natsExecutable(stateDir);
+      const logFile = `log_file: ${JSON.stringify(join(logsDir, "nats.log"))}`;
+      let natsOptions: NatsServerOptions = { executable, storeDir: join(natsStore, "jetstream"), extraConfig: logFile };
+      if (options.secure) {
+        const openssl = onPath("openssl");
+        if (openssl === undefined) throw new StackStartError("openssl is not installed", { hint: OPENSSL_INSTALL_HINT });
+        step("making a throwaway CA, certificates and passwords for NATS");
+        try {
+          natsSecurity = await prepareSecureNats(stateDir, { openssl });
+        } catch (error) {
+          if (error instanceof SecureSetupError) throw new StackStartError(error.message, { cause: error });
+          throw error;
+        }
+        natsOptions = {
+          ...natsOptions,
+          tls: { ...natsSecurity.server, caFile: natsSecurity.caFile, verify: true },
+          env: natsSecurity.serverEnv,
+          extraConfig: `${logFile}\n${natsSecurity.authorization}`,
+        };
+      }
       try {
         nats = await startNatsServer(natsOptions);
       } catch (error) {
@@ -362,7 +377,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       }
       reaper.register(nats.pid, "i");
       watchNats(nats, natsOptions);
-      step(`nats-server listening on ${nats.url}`);
+      step(`nats-server listening on ${nats.url}${natsSecurity ? ` (TLS with client certificates, one user per service; ${natsSecurity.dir})` : ""}`);
       return nats.url;
     })();
 
@@ -431,6 +446,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       processes: [],
       supervisor: { pid: process.pid, startedAt: new Date().toISOString() },
       ...(auditLogPath !== undefined ? { auditLog: auditLogPath } : {}),
+      ...(natsSecurity ? { natsClient: natsSecurity.clientAccess } : {}),
     };
     persist();
 
@@ -472,8 +488,10 @@ export async function startStack(options: StackOptions): Promise<Stack> {
             ...LOCAL_DEFAULTS[service],
             ...(options.serviceArgs?.[service] ?? []),
           ];
+          // The password goes through the environment, not argv, where `ps` would show it.
+          const security = natsSecurity ? serviceNatsEnv(natsSecurity.services[service]) : {};
           return {
-            ...nodeCommand(serviceEntryPoint(service), args, options.serviceEnv),
+            ...nodeCommand(serviceEntryPoint(service), args, { ...security, ...options.serviceEnv }),
             metrics: `http://127.0.0.1:${metricsPort}/metrics`,
             probes: `http://127.0.0.1:${probesPort}`,
           };
@@ -519,6 +537,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       get nats() {
         return nats;
       },
+      natsSecurity,
       snapshot() {
         return stackFile ?? { apiServer, nats: natsUrl, kubeconfig: kubeconfigPath, processes: entries() };
       },

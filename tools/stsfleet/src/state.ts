@@ -25,6 +25,17 @@ export const ProcessEntrySchema = z.object({
 });
 export type ProcessEntry = z.infer<typeof ProcessEntrySchema>;
 
+/** How a client reaches the stack's NATS when it runs with users and TLS (`up --secure`). */
+export const NatsClientAccessSchema = z.object({
+  user: z.string().min(1),
+  /** A file (mode 0600) holding the password, so stack.json itself carries no secret. */
+  passwordFile: z.string().min(1),
+  /** The inbox prefix the user may subscribe to (`_INBOX.<user>`). */
+  inboxPrefix: z.string().min(1),
+  tls: z.object({ caFile: z.string().min(1), certFile: z.string().min(1), keyFile: z.string().min(1) }),
+});
+export type NatsClientAccess = z.infer<typeof NatsClientAccessSchema>;
+
 export const StackFileSchema = z.object({
   apiServer: z.string().min(1),
   nats: z.string().min(1),
@@ -34,6 +45,8 @@ export const StackFileSchema = z.object({
   supervisor: z.object({ pid: z.number().int().positive(), startedAt: z.string() }).optional(),
   /** The simulator's audit log, when the stack runs the simulator (addition). */
   auditLog: z.string().optional(),
+  /** Credentials and TLS files of the read-only operator user when NATS is secured (addition, `up --secure`). */
+  natsClient: NatsClientAccessSchema.optional(),
 });
 export type StackFile = z.infer<typeof StackFileSchema>;
 
@@ -100,4 +113,30 @@ export function isAlive(pid: number): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === "EPERM";
   }
+}
+
+/** What nats.js's `connect()` needs besides its own defaults. */
+export interface NatsConnectSettings {
+  readonly servers: string[];
+  readonly user?: string;
+  readonly pass?: string;
+  readonly tls?: { readonly caFile: string; readonly certFile: string; readonly keyFile: string };
+  readonly inboxPrefix?: string;
+}
+
+/**
+ * How to connect to the stack's NATS (commands that read the fleet from the state dir): just the URL for a plain
+ * stack, the operator user's password, TLS files and inbox prefix for a secure one.
+ */
+export function natsConnectSettings(stack: Pick<StackFile, "nats" | "natsClient">): NatsConnectSettings {
+  const servers = stack.nats.split(",").map((s) => s.trim());
+  const access = stack.natsClient;
+  if (access === undefined) return { servers };
+  let pass: string;
+  try {
+    pass = readFileSync(access.passwordFile, "utf8").trim();
+  } catch (error) {
+    throw new StackFileError(access.passwordFile, `cannot read the NATS password: ${(error as Error).message}`, { cause: error });
+  }
+  return { servers, user: access.user, pass, tls: { ...access.tls }, inboxPrefix: access.inboxPrefix };
 }

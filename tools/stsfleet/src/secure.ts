@@ -1,0 +1,250 @@
+// `stsfleet up --secure`: the local stack's NATS with the shipped per-service users and permissions
+// (deploy/base/nats/auth.conf), random passwords, and mutual TLS from a throwaway CA made with openssl (ADR 0064).
+// Everything lives in <stateDir>/secure/ (keys and passwords mode 0600) and is made anew on every `up`.
+import { execFile } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { inboxPrefixFor } from "../../../services/common/src/nats.ts";
+import { SERVICE_KINDS } from "./state.ts";
+import type { NatsClientAccess, ServiceKind } from "./state.ts";
+
+const run = promisify(execFile);
+
+/** The shipped users and permissions, shared with compose and Kubernetes: the stack reads it, never a copy. */
+export const AUTH_CONF = fileURLToPath(new URL("../../../deploy/base/nats/auth.conf", import.meta.url));
+
+/**
+ * A fifth user for the local stack only: what `stsfleet status` and scripts use to read the fleet from the state
+ * dir. Reads only: stream and consumer info, message gets and ephemeral consumers over the streams and buckets;
+ * it may not publish to any fleet subject, and may not create, change or remove the pvc-provisioner's durable
+ * consumer (the only durable one).
+ */
+export const OPERATOR_USER = "stsfleet";
+
+export const OPENSSL_INSTALL_HINT =
+  "--secure makes a throwaway CA and certificates with openssl, which is not on the PATH. Install it with " +
+  "`sudo apt-get install -y openssl` (Debian/Ubuntu), or run without --secure.";
+
+export class SecureSetupError extends Error {
+  override readonly name = "SecureSetupError";
+  readonly step: string;
+
+  constructor(step: string, message: string, options?: ErrorOptions) {
+    super(`--secure: ${step}: ${message}`, options);
+    this.step = step;
+  }
+}
+
+/** `$STSFLEET_NATS_<USER>_PASSWORD`, as auth.conf and docker-compose.yml name each password. */
+export function passwordVariable(user: string): string {
+  return `STSFLEET_NATS_${user.toUpperCase().replace(/[^A-Z0-9]/g, "_")}_PASSWORD`;
+}
+
+export interface TlsFiles {
+  readonly caFile: string;
+  readonly certFile: string;
+  readonly keyFile: string;
+}
+
+export interface NatsUserSecrets {
+  readonly user: string;
+  readonly password: string;
+  /** The user's client certificate (CN = the user name), signed by the stack's CA. */
+  readonly tls: TlsFiles;
+}
+
+export interface SecureNats {
+  readonly dir: string;
+  readonly caFile: string;
+  /** The server's certificate: SAN IP:127.0.0.1 and DNS:localhost. */
+  readonly server: { readonly certFile: string; readonly keyFile: string };
+  readonly services: Readonly<Record<ServiceKind, NatsUserSecrets>>;
+  readonly operator: NatsUserSecrets;
+  /** The server's environment: every `$STSFLEET_NATS_*_PASSWORD` the authorization block refers to. */
+  readonly serverEnv: Readonly<Record<string, string>>;
+  /** auth.conf's authorization block with the operator user added, for the server's configuration. */
+  readonly authorization: string;
+  /** What stack.json records so other commands can connect (the password stays in a 0600 file). */
+  readonly clientAccess: NatsClientAccess;
+}
+
+const OPERATOR_PERMISSIONS = `
+    {
+      # local stack only (tools/stsfleet/src/secure.ts): read-only access for \`stsfleet status\` and scripts
+      user: "${OPERATOR_USER}"
+      password: $${passwordVariable(OPERATOR_USER)}
+      permissions: {
+        publish: {
+          allow: [
+            "$JS.API.INFO", "$JS.API.STREAM.NAMES", "$JS.API.STREAM.LIST", "$JS.API.STREAM.INFO.>"
+            "$JS.API.STREAM.MSG.GET.>", "$JS.API.DIRECT.GET.>"
+            "$JS.API.CONSUMER.CREATE.>", "$JS.API.CONSUMER.MSG.NEXT.>", "$JS.API.CONSUMER.INFO.>"
+            "$JS.API.CONSUMER.DELETE.>", "$JS.API.CONSUMER.NAMES.>", "$JS.API.CONSUMER.LIST.>", "$JS.FC.>"
+          ]
+          deny: [
+            "$JS.API.CONSUMER.CREATE.STS_CMD.pvc", "$JS.API.CONSUMER.CREATE.STS_CMD.pvc.>"
+            "$JS.API.CONSUMER.DURABLE.CREATE.>", "$JS.API.CONSUMER.DELETE.STS_CMD.pvc"
+            "$JS.API.CONSUMER.MSG.NEXT.STS_CMD.pvc"
+          ]
+        }
+        subscribe: {
+          allow: ["${inboxPrefixFor(OPERATOR_USER)}.>"]
+        }
+      }
+    }`;
+
+/**
+ * auth.conf's authorization block with the operator user as the first entry of `users`. The file is used as
+ * shipped otherwise: a change there reaches `up --secure` without an edit here.
+ */
+export function authorizationWithOperator(authConf: string): string {
+  const opening = /\busers\s*:\s*\[/g;
+  const matches = [...authConf.matchAll(opening)];
+  const first = matches[0];
+  if (matches.length !== 1 || first === undefined) {
+    throw new SecureSetupError("auth.conf", `expected one \`users: [\` list in ${AUTH_CONF}, found ${matches.length}`);
+  }
+  const at = first.index + first[0].length;
+  return `${authConf.slice(0, at)}${OPERATOR_PERMISSIONS}${authConf.slice(at)}`;
+}
+
+/** The variables auth.conf refers to; each one must get a password, or nats-server refuses to start. */
+export function passwordVariablesOf(authConf: string): string[] {
+  return [...new Set([...authConf.matchAll(/\$(STSFLEET_NATS_[A-Z0-9_]+_PASSWORD)\b/g)].map((m) => m[1] ?? ""))].sort();
+}
+
+// A config of our own, so the system's openssl.cnf (its default extensions, prompts) cannot change the result.
+const OPENSSL_CONFIG = `
+[req]
+distinguished_name = dn
+prompt = no
+[dn]
+CN = stsfleet
+[ca]
+basicConstraints = critical,CA:TRUE
+keyUsage = critical,keyCertSign,cRLSign
+subjectKeyIdentifier = hash
+[server]
+basicConstraints = critical,CA:FALSE
+keyUsage = critical,digitalSignature,keyEncipherment
+extendedKeyUsage = serverAuth
+subjectAltName = IP:127.0.0.1,DNS:localhost
+authorityKeyIdentifier = keyid
+[client]
+basicConstraints = critical,CA:FALSE
+keyUsage = critical,digitalSignature,keyEncipherment
+extendedKeyUsage = clientAuth
+authorityKeyIdentifier = keyid
+`;
+
+const CERT_DAYS = "30";
+const KEY_ARGS = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
+
+async function openssl(binary: string, step: string, args: readonly string[]): Promise<void> {
+  try {
+    await run(binary, args, { timeout: 30_000 });
+  } catch (error) {
+    const stderr = (error as { stderr?: string }).stderr?.trim();
+    throw new SecureSetupError(step, `openssl ${args[0] ?? ""} failed: ${stderr || (error as Error).message}`, { cause: error });
+  }
+}
+
+/** Makes a key and a certificate signed by the CA, with the extensions of `profile`. */
+async function issue(
+  binary: string,
+  dir: string,
+  config: string,
+  name: string,
+  profile: "server" | "client",
+): Promise<{ certFile: string; keyFile: string }> {
+  const keyFile = join(dir, `${name}.key`);
+  const certFile = join(dir, `${name}.crt`);
+  const csr = join(dir, `${name}.csr`);
+  await openssl(binary, `key for ${name}`, ["req", "-new", "-config", config, ...KEY_ARGS, "-keyout", keyFile, "-out", csr, "-subj", `/CN=${name}`]);
+  await openssl(binary, `certificate for ${name}`, [
+    "x509", "-req", "-in", csr, "-CA", join(dir, "ca.crt"), "-CAkey", join(dir, "ca.key"),
+    // Go refuses serial 0 and wants them unique per CA: random 64-bit serials.
+    "-set_serial", `0x${randomBytes(8).toString("hex")}`, "-days", CERT_DAYS,
+    "-extfile", config, "-extensions", profile, "-out", certFile,
+  ]);
+  rmSync(csr, { force: true });
+  chmodSync(keyFile, 0o600);
+  return { certFile, keyFile };
+}
+
+/** Creates `<stateDir>/secure/` afresh: CA, server and client certificates, passwords, the authorization block. */
+export async function prepareSecureNats(stateDir: string, options: { openssl: string; authConfPath?: string }): Promise<SecureNats> {
+  const binary = options.openssl;
+  const authConf = readFileSync(options.authConfPath ?? AUTH_CONF, "utf8");
+  const authorization = authorizationWithOperator(authConf);
+
+  const dir = join(stateDir, "secure");
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const config = join(dir, "openssl.cnf");
+  writeFileSync(config, OPENSSL_CONFIG);
+
+  const caFile = join(dir, "ca.crt");
+  await openssl(binary, "CA", [
+    "req", "-x509", "-new", "-config", config, "-extensions", "ca", ...KEY_ARGS,
+    "-keyout", join(dir, "ca.key"), "-out", caFile, "-days", CERT_DAYS, "-subj", "/CN=stsfleet local CA",
+  ]);
+  chmodSync(join(dir, "ca.key"), 0o600);
+
+  const users = [...SERVICE_KINDS, OPERATOR_USER];
+  const [server, ...clients] = await Promise.all([
+    issue(binary, dir, config, "nats-server", "server"),
+    ...users.map((user) => issue(binary, dir, config, user, "client")),
+  ]);
+  if (server === undefined) throw new SecureSetupError("certificates", "no server certificate");
+  // The CA key signs nothing after this: removing it means a leaked state dir cannot mint new client certificates.
+  rmSync(join(dir, "ca.key"), { force: true });
+
+  const secrets = new Map<string, NatsUserSecrets>();
+  users.forEach((user, index) => {
+    const files = clients[index];
+    if (files === undefined) throw new SecureSetupError("certificates", `no client certificate for ${user}`);
+    secrets.set(user, { user, password: randomBytes(24).toString("base64url"), tls: { caFile, ...files } });
+  });
+  const secretOf = (user: string): NatsUserSecrets => {
+    const found = secrets.get(user);
+    if (found === undefined) throw new SecureSetupError("passwords", `no password for ${user}`);
+    return found;
+  };
+
+  const serverEnv: Record<string, string> = {};
+  for (const variable of passwordVariablesOf(authorization)) {
+    const user = users.find((u) => passwordVariable(u) === variable);
+    if (user === undefined) throw new SecureSetupError("auth.conf", `${variable} belongs to no user the stack knows (${users.join(", ")})`);
+    serverEnv[variable] = secretOf(user).password;
+  }
+
+  const operator = secretOf(OPERATOR_USER);
+  const passwordFile = join(dir, `${OPERATOR_USER}.password`);
+  writeFileSync(passwordFile, `${operator.password}\n`, { mode: 0o600 });
+
+  return {
+    dir,
+    caFile,
+    server,
+    services: Object.fromEntries(SERVICE_KINDS.map((service) => [service, secretOf(service)])) as Record<ServiceKind, NatsUserSecrets>,
+    operator,
+    serverEnv,
+    authorization,
+    clientAccess: { user: OPERATOR_USER, passwordFile, inboxPrefix: inboxPrefixFor(OPERATOR_USER), tls: operator.tls },
+  };
+}
+
+/** The environment that gives a service its NATS user, password and TLS files (config.ts reads these variables). */
+export function serviceNatsEnv(secrets: NatsUserSecrets): Record<string, string> {
+  return {
+    NATS_USER: secrets.user,
+    NATS_PASSWORD: secrets.password,
+    NATS_TLS_CA: secrets.tls.caFile,
+    NATS_TLS_CERT: secrets.tls.certFile,
+    NATS_TLS_KEY: secrets.tls.keyFile,
+  };
+}
