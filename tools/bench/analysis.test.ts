@@ -75,6 +75,26 @@ describe("chainLatency", () => {
     assert.equal(chain.p99Ms, 5);
     assert.equal(chain.maxMs, 5);
     assert.equal(chain.early, 1, "s1-1 was created before s1-0 was Ready");
+    assert.equal(chain.toClaim, undefined, "no claims, no split");
+  });
+
+  it("splits the chain at pod N+1's claims: Ready to the first claim create, the last claim create to the pod", () => {
+    const ready = (name: string, t: number): ProbeRecord => ({ k: "ready", t, ns: "ns", name, uid: name });
+    const claim = (name: string, receivedUs: number) => audit({ name, resource: "persistentvolumeclaims", instance: "pvc-provisioner", receivedUs });
+    const probe = [ready("web-a-0", 1_000), ready("web-b-0", 1_000)];
+    const records = [
+      claim("data-web-a-1", 4_000),
+      claim("logs-web-a-1", 6_000),
+      audit({ name: "web-a-1", receivedUs: 7_000 }),
+      claim("data-web-b-1", 2_000),
+      audit({ name: "web-b-1", receivedUs: 11_000 }),
+      claim("data-web-a-0", 500),
+      claim("data-other-1", 3_000),
+    ];
+    const chain = chainLatency(records, probe, "ns", 0);
+    assert.equal(chain.samples, 2);
+    assert.deepEqual(chain.toClaim, { samples: 2, p50Ms: 1, p99Ms: 3 });
+    assert.deepEqual(chain.claimToPod, { samples: 2, p50Ms: 1, p99Ms: 9 });
   });
 });
 

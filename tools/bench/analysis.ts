@@ -94,6 +94,32 @@ export interface ChainLatency {
   readonly maxMs: number;
   /** Pod N+1 created before pod N was Ready (an OrderedReady violation). */
   readonly early: number;
+  /**
+   * The chain split at pod N+1's claims (pods with claims only): pod N Ready to the first claim create request, and
+   * the last claim create request to the pod's create request. Shows which side of the claim the time goes to.
+   */
+  readonly toClaim?: Percentiles;
+  readonly claimToPod?: Percentiles;
+}
+
+export interface Percentiles {
+  readonly samples: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+}
+
+function percentiles(values: number[]): Percentiles {
+  values.sort((a, b) => a - b);
+  return { samples: values.length, p50Ms: percentile(values, 50), p99Ms: percentile(values, 99) };
+}
+
+/** Claims are named `<template>-<pod>`: the pod among `pods` whose name is a dash-separated suffix of the claim's. */
+function podOfClaim(claim: string, pods: ReadonlyMap<string, number>): string | undefined {
+  for (let dash = claim.indexOf("-"); dash >= 0; dash = claim.indexOf("-", dash + 1)) {
+    const suffix = claim.slice(dash + 1);
+    if (pods.has(suffix)) return suffix;
+  }
+  return undefined;
 }
 
 /**
@@ -112,7 +138,20 @@ export function chainLatency(audit: readonly AuditRecord[], probe: readonly Prob
     if (record.service === HARNESS_SERVICE || record.receivedUs < sinceUs) continue;
     if (!createdAt.has(record.name)) createdAt.set(record.name, record.receivedUs);
   }
+  // First and last claim create request per pod (a pod waits for all of its claims).
+  const claimsAt = new Map<string, { first: number; last: number }>();
+  for (const record of audit) {
+    if (record.namespace !== namespace || record.resource !== "persistentvolumeclaims" || record.verb !== "create" || record.subresource) continue;
+    if (record.service === HARNESS_SERVICE || record.receivedUs < sinceUs) continue;
+    const pod = podOfClaim(record.name, createdAt);
+    if (pod === undefined) continue;
+    const seen = claimsAt.get(pod);
+    if (!seen) claimsAt.set(pod, { first: record.receivedUs, last: record.receivedUs });
+    else seen.last = Math.max(seen.last, record.receivedUs);
+  }
   const latencies: number[] = [];
+  const toClaim: number[] = [];
+  const claimToPod: number[] = [];
   let early = 0;
   for (const [pod, created] of createdAt) {
     const { parent, ordinal } = parseParentAndOrdinal(pod);
@@ -120,16 +159,23 @@ export function chainLatency(audit: readonly AuditRecord[], probe: readonly Prob
     const previousReady = readyAt.get(`${parent}-${ordinal - 1}`);
     if (previousReady === undefined) continue;
     const ms = (created - previousReady) / 1000;
-    if (ms < 0) early++;
-    else latencies.push(ms);
+    if (ms < 0) {
+      early++;
+      continue;
+    }
+    latencies.push(ms);
+    const claims = claimsAt.get(pod);
+    if (claims && claims.first >= previousReady && claims.last <= created) {
+      toClaim.push((claims.first - previousReady) / 1000);
+      claimToPod.push((created - claims.last) / 1000);
+    }
   }
-  latencies.sort((a, b) => a - b);
+  const all = percentiles(latencies);
   return {
-    samples: latencies.length,
-    p50Ms: percentile(latencies, 50),
-    p99Ms: percentile(latencies, 99),
+    ...all,
     maxMs: latencies.length > 0 ? (latencies[latencies.length - 1] as number) : Number.NaN,
     early,
+    ...(toClaim.length > 0 ? { toClaim: percentiles(toClaim), claimToPod: percentiles(claimToPod) } : {}),
   };
 }
 

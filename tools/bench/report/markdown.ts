@@ -1,5 +1,6 @@
 // The report: one JSON document per `npm run bench` and its markdown rendering (the tables docs/BENCHMARKS.md
 // quotes) and chart.
+import type { Percentiles } from "../analysis.ts";
 import type { RunResult } from "../runs.ts";
 import type { ProfileSummary } from "./profile.ts";
 import { MODE_COLORS, renderChart } from "./svg.ts";
@@ -106,16 +107,17 @@ export function renderMarkdown(report: BenchReport): string {
   const chains = report.runs.filter((run) => run.chain);
   if (chains.length > 0) {
     lines.push("## OrderedReady chain latency (pod N Ready → create request of pod N+1)", "");
-    lines.push("| mode | API latency | sets × replicas | samples | p50 ms | p99 ms | max ms | created early | wall s |");
-    lines.push("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+    lines.push("| mode | API latency | sets × replicas | samples | p50 ms | p99 ms | max ms | created early | Ready → claim p50/p99 ms | claim → pod p50/p99 ms | wall s |");
+    lines.push("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+    const split = (p: Percentiles | undefined) => (p ? `${fmt(p.p50Ms, 1)} / ${fmt(p.p99Ms, 1)}` : "–");
     for (const run of chains) {
       const c = run.chain;
       if (!c) continue;
       lines.push(
-        `| ${modeLabel(run)} | ${run.latencyMs} ms | ${run.sets} × ${run.replicas} | ${c.samples} | ${fmt(c.p50Ms, 1)} | ${fmt(c.p99Ms, 1)} | ${fmt(c.maxMs, 1)} | ${c.early} | ${wall(run)} |`,
+        `| ${modeLabel(run)} | ${run.latencyMs} ms | ${run.sets} × ${run.replicas} | ${c.samples} | ${fmt(c.p50Ms, 1)} | ${fmt(c.p99Ms, 1)} | ${fmt(c.maxMs, 1)} | ${c.early} | ${split(c.toClaim)} | ${split(c.claimToPod)} | ${wall(run)} |`,
       );
     }
-    lines.push("");
+    lines.push("", "The split: pod N Ready → the first create request of pod N+1's claims, and the last of them → the pod's create request.", "");
   }
   const scale = report.runs.filter((run) => run.mode === "fleet" && (run.scenario === "scale-out" || run.scenario === "converge"));
   const scaleOut = report.runs.filter((run) => run.scenario === "scale-out");

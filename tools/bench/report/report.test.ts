@@ -53,7 +53,7 @@ describe("report", () => {
     run({ id: "w10", mode: "workqueue", sets: 10, wallMs: 5000 }),
     run({ id: "l10", mode: "floor", sets: 10, wallMs: 800 }),
     run({ id: "f40", mode: "fleet", sets: 40, wallMs: 2000, converged: false, convergedSets: 30 }),
-    run({ id: "chain", mode: "fleet", sets: 5, wallMs: 900, policy: "OrderedReady", scenario: "chain", chain: { samples: 10, p50Ms: 4, p99Ms: 9, maxMs: 10, early: 0 } }),
+    run({ id: "chain", mode: "fleet", sets: 5, wallMs: 900, policy: "OrderedReady", scenario: "chain", chain: { samples: 10, p50Ms: 4, p99Ms: 9, maxMs: 10, early: 0, toClaim: { samples: 10, p50Ms: 1.5, p99Ms: 3 }, claimToPod: { samples: 10, p50Ms: 2.5, p99Ms: 6 } } }),
   ];
 
   it("groups Parallel converge runs by latency and size for the comparison", () => {
@@ -66,7 +66,7 @@ describe("report", () => {
     assert.match(markdown, /\| 10 × 3 \| 10 ms \| 1\.00 \| 5\.00 \| 0\.80 \| 5\.00× \| 1\.25× \|/);
     assert.match(markdown, /\| 40 × 3 \| 10 ms \| > 2 \(30\/40 sets\) \|/);
     assert.match(markdown, /chain latency/);
-    assert.match(markdown, /\| fleet \(1 actor\) \| 10 ms \| 5 × 3 \| 10 \| 4\.0 \| 9\.0 \|/);
+    assert.match(markdown, /\| fleet \(1 actor\) \| 10 ms \| 5 × 3 \| 10 \| 4\.0 \| 9\.0 \| 10\.0 \| 0 \| 1\.5 \/ 3\.0 \| 2\.5 \/ 6\.0 \|/);
     assert.match(markdown, /2 cores \(cpu\)/);
     assert.match(markdown, /\| 1\.00 \(0\.67\/0\.33\/0\.00\/0\.00\) \| 0\.20 \|/);
   });
