@@ -7,6 +7,7 @@ import { ActorSystem } from "./runtime/actor-system.ts";
 import { Executor } from "./runtime/executor.ts";
 import { ShardIntake } from "./runtime/intake.ts";
 import { IntentLog } from "./runtime/intents.ts";
+import { takeOverShard } from "./runtime/takeover.ts";
 import { createTurnRunner } from "./runtime/turn.ts";
 import { createActorMetrics } from "./metrics.ts";
 import type { ActorConfig } from "./config.ts";
@@ -175,28 +176,24 @@ export async function startActor(config: ActorConfig, options: { logger?: Logger
   });
 
   /** After the cache of a newly owned shard is rebuilt: fence the previous owner on every set, then start turns. */
-  const takeOver = async (shard: number) => {
-    const epoch = ownership.epochOf(shard);
-    if (epoch === undefined) return;
-    const keys = store.setsInShard(shard);
-    const results = await Promise.allSettled(
-      keys.map((key) => {
+  const takeOver = (shard: number) =>
+    takeOverShard(shard, {
+      epochOf: (s) => ownership.epochOf(s),
+      setsInShard: (s) => store.setsInShard(s),
+      appendTakeover: (s, key, epoch) => {
         const [namespace = "", name = ""] = key.split("/");
         return intents.append(
-          { shard, namespace, name },
-          { type: "intent.takeover", shard, epoch, member: config.name, incarnation: ownership.incarnation },
+          { shard: s, namespace, name },
+          { type: "intent.takeover", shard: s, epoch, member: config.name, incarnation: ownership.incarnation },
         );
-      }),
-    );
-    const fenced = results.find((r) => r.status === "rejected");
-    if (fenced) {
-      logger.warn({ shard, err: fenced.reason }, "takeover intent failed; giving the shard up");
-      dropShards([shard]);
-      return;
-    }
-    synced.add(shard);
-    for (const key of keys) system.notify(key, "takeover");
-  };
+      },
+      markSynced: (s) => synced.add(s),
+      giveUp: (s, reason) => {
+        logger.warn({ shard: s, err: reason }, "takeover intent failed; giving the shard up");
+        dropShards([s]);
+      },
+      notify: (key, reason) => system.notify(key, reason),
+    });
 
   sources.ownedShards = () => ownership.ownedShards().size;
   sources.syncedShards = () => synced.size;
