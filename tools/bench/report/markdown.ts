@@ -210,5 +210,5 @@ export function renderConvergeChart(report: BenchReport): string {
     };
   });
   const replicas = report.runs[0]?.replicas ?? 3;
-  return renderChart(panels, `Converge time, Parallel StatefulSets of ${replicas} replicas (${report.preset} preset, ${report.startedAt.slice(0, 10)})`);
+  return renderChart(panels, `Converge time, Parallel sets of ${replicas} replicas (${report.startedAt.slice(0, 10)})`);
 }
