@@ -6,32 +6,16 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { NATS_INSTALL_HINT } from "../../lib/nats-server.ts";
 import { describeEvent } from "./cli.ts";
-import { REPO_ROOT } from "./stack.ts";
+import { runCli } from "./run-cli.ts";
 import { isAlive, writeStackFile } from "./state.ts";
 
-const CLI = join(REPO_ROOT, "tools/stsfleet/src/cli.ts");
 const dir = mkdtempSync(join(tmpdir(), "stsfleet-cli-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
-
-function run(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", import.meta.resolve("tsx"), CLI, ...args], {
-      cwd: REPO_ROOT,
-      env: { ...env, NODE_TEST_CONTEXT: undefined },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
-    child.on("exit", (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 describe("stsfleet CLI", () => {
   it("up without nats-server on the PATH says how to install it and exits non-zero, leaving nothing running", async () => {
     const stateDir = join(dir, "no-nats");
-    const result = await run(["up", "--state-dir", stateDir, "--no-demo"], { ...process.env, PATH: join(dir, "empty-bin") });
+    const result = await runCli(["up", "--state-dir", stateDir, "--no-demo"], { ...process.env, PATH: join(dir, "empty-bin") });
     assert.equal(result.code, 1, result.stdout + result.stderr);
     assert.ok(result.stderr.includes(NATS_INSTALL_HINT), result.stderr);
     assert.equal(existsSync(join(stateDir, "stack.json")), false);
@@ -39,13 +23,13 @@ describe("stsfleet CLI", () => {
   });
 
   it("rejects a bad --actors value with a usage error", async () => {
-    const result = await run(["up", "--actors", "0", "--state-dir", join(dir, "bad")]);
+    const result = await runCli(["up", "--actors", "0", "--state-dir", join(dir, "bad")]);
     assert.notEqual(result.code, 0);
     assert.match(result.stderr, /--actors must be a positive integer/);
   });
 
   it("down without a stack says so and succeeds; with a stack whose supervisor is gone it stops the listed processes", async () => {
-    const empty = await run(["down", "--state-dir", join(dir, "nothing")]);
+    const empty = await runCli(["down", "--state-dir", join(dir, "nothing")]);
     assert.equal(empty.code, 0);
     assert.match(empty.stdout, /no stack/);
 
@@ -60,7 +44,7 @@ describe("stsfleet CLI", () => {
       processes: [{ service: "watcher", name: "watcher", pid }],
       supervisor: { pid: 2 ** 22 + 4321, startedAt: new Date().toISOString() },
     });
-    const down = await run(["down", "--state-dir", stateDir]);
+    const down = await runCli(["down", "--state-dir", stateDir]);
     assert.equal(down.code, 0, down.stdout + down.stderr);
     assert.match(down.stdout, /stopping watcher \(pid \d+\)/);
     assert.equal(isAlive(pid), false);

@@ -1,5 +1,6 @@
 // `stsfleet <command>`: `up` runs the whole local stack in the foreground (`npm start`), `down` stops a stack
-// started elsewhere from its stack.json. Interface: ../../../../shared/brief/README.md, "Interfaces that others rely on".
+// started elsewhere from its stack.json, `status` shows the fleet (members, shard owners, handoffs).
+// Interface: ../../../../shared/brief/README.md, "Interfaces that others rely on".
 import { relative } from "node:path";
 import { pathToFileURL } from "node:url";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -10,6 +11,7 @@ import { runDemo } from "./demo.ts";
 import { stopStackFromFile } from "./down.ts";
 import { StackStartError, startStack } from "./stack.ts";
 import type { LogLevel, Stack, StackEvent } from "./stack.ts";
+import { statusCommand } from "./status.ts";
 
 function positiveInt(name: string) {
   return (raw: string): number => {
@@ -246,6 +248,8 @@ export function buildProgram(): Command {
       const bench = await import("../../bench/cli.ts");
       process.exitCode = await bench.main([process.argv[0] ?? "node", "stsfleet-bench", ...args]);
     });
+
+  program.addCommand(statusCommand());
 
   return program;
 }
