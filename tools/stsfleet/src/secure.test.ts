@@ -77,6 +77,7 @@ describe("prepareSecureNats", { skip: OPENSSL === undefined ? "openssl is not on
     }
     assert.equal(new Set(users.map((u) => u.password)).size, users.length, "every user has its own password");
     assert.equal(statSync(secure.server.keyFile).mode & 0o077, 0);
+    assert.equal(statSync(secure.dir).mode & 0o077, 0, "only the owner may enter the secure dir");
 
     // The server gets exactly the passwords the authorization block refers to.
     assert.deepEqual(Object.keys(secure.serverEnv).sort(), passwordVariablesOf(secure.authorization));
@@ -109,7 +110,7 @@ describe("prepareSecureNats", { skip: OPENSSL === undefined ? "openssl is not on
   it("reports a failing openssl with the step and its message", async () => {
     await assert.rejects(prepareSecureNats(join(stateDir, "x"), { openssl: "/bin/false" }), (error: unknown) => {
       assert.ok(error instanceof SecureSetupError);
-      assert.equal(error.step, "CA");
+      assert.equal(error.step, "certificates");
       return true;
     });
   });

@@ -1,9 +1,10 @@
 // `stsfleet up --secure`: the local stack's NATS with the shipped per-service users and permissions
-// (deploy/base/nats/auth.conf), random passwords, and mutual TLS from a throwaway CA made with openssl (ADR 0064).
-// Everything lives in <stateDir>/secure/ (keys and passwords mode 0600) and is made anew on every `up`.
+// (deploy/base/nats/auth.conf), random passwords, and mutual TLS from a throwaway CA made by
+// deploy/scripts/nats-tls.sh with openssl (ADR 0064). Everything lives in <stateDir>/secure/ (mode 0700, keys and
+// passwords 0600), is made anew on every `up` and removed when the stack stops.
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
@@ -116,64 +117,8 @@ export function passwordVariablesOf(authConf: string): string[] {
   return [...new Set([...authConf.matchAll(/\$(STSFLEET_NATS_[A-Z0-9_]+_PASSWORD)\b/g)].map((m) => m[1] ?? ""))].sort();
 }
 
-// A config of our own, so the system's openssl.cnf (its default extensions, prompts) cannot change the result.
-const OPENSSL_CONFIG = `
-[req]
-distinguished_name = dn
-prompt = no
-[dn]
-CN = stsfleet
-[ca]
-basicConstraints = critical,CA:TRUE
-keyUsage = critical,keyCertSign,cRLSign
-subjectKeyIdentifier = hash
-[server]
-basicConstraints = critical,CA:FALSE
-keyUsage = critical,digitalSignature,keyEncipherment
-extendedKeyUsage = serverAuth
-subjectAltName = IP:127.0.0.1,DNS:localhost
-authorityKeyIdentifier = keyid
-[client]
-basicConstraints = critical,CA:FALSE
-keyUsage = critical,digitalSignature,keyEncipherment
-extendedKeyUsage = clientAuth
-authorityKeyIdentifier = keyid
-`;
-
-const CERT_DAYS = "30";
-const KEY_ARGS = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
-
-async function openssl(binary: string, step: string, args: readonly string[]): Promise<void> {
-  try {
-    await run(binary, args, { timeout: 30_000 });
-  } catch (error) {
-    const stderr = (error as { stderr?: string }).stderr?.trim();
-    throw new SecureSetupError(step, `openssl ${args[0] ?? ""} failed: ${stderr || (error as Error).message}`, { cause: error });
-  }
-}
-
-/** Makes a key and a certificate signed by the CA, with the extensions of `profile`. */
-async function issue(
-  binary: string,
-  dir: string,
-  config: string,
-  name: string,
-  profile: "server" | "client",
-): Promise<{ certFile: string; keyFile: string }> {
-  const keyFile = join(dir, `${name}.key`);
-  const certFile = join(dir, `${name}.crt`);
-  const csr = join(dir, `${name}.csr`);
-  await openssl(binary, `key for ${name}`, ["req", "-new", "-config", config, ...KEY_ARGS, "-keyout", keyFile, "-out", csr, "-subj", `/CN=${name}`]);
-  await openssl(binary, `certificate for ${name}`, [
-    "x509", "-req", "-in", csr, "-CA", join(dir, "ca.crt"), "-CAkey", join(dir, "ca.key"),
-    // Go refuses serial 0 and wants them unique per CA: random 64-bit serials.
-    "-set_serial", `0x${randomBytes(8).toString("hex")}`, "-days", CERT_DAYS,
-    "-extfile", config, "-extensions", profile, "-out", certFile,
-  ]);
-  rmSync(csr, { force: true });
-  chmodSync(keyFile, 0o600);
-  return { certFile, keyFile };
-}
+/** The certificate maker shared with compose and Kubernetes users (ADR 0065). */
+export const TLS_SCRIPT = fileURLToPath(new URL("../../../deploy/scripts/nats-tls.sh", import.meta.url));
 
 /** Creates `<stateDir>/secure/` afresh: CA, server and client certificates, passwords, the authorization block. */
 export async function prepareSecureNats(stateDir: string, options: { openssl: string; authConfPath?: string }): Promise<SecureNats> {
@@ -183,32 +128,25 @@ export async function prepareSecureNats(stateDir: string, options: { openssl: st
 
   const dir = join(stateDir, "secure");
   rmSync(dir, { recursive: true, force: true });
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const config = join(dir, "openssl.cnf");
-  writeFileSync(config, OPENSSL_CONFIG);
-
-  const caFile = join(dir, "ca.crt");
-  await openssl(binary, "CA", [
-    "req", "-x509", "-new", "-config", config, "-extensions", "ca", ...KEY_ARGS,
-    "-keyout", join(dir, "ca.key"), "-out", caFile, "-days", CERT_DAYS, "-subj", "/CN=stsfleet local CA",
-  ]);
-  chmodSync(join(dir, "ca.key"), 0o600);
-
   const users = [...SERVICE_KINDS, OPERATOR_USER];
-  const [server, ...clients] = await Promise.all([
-    issue(binary, dir, config, "nats-server", "server"),
-    ...users.map((user) => issue(binary, dir, config, user, "client")),
-  ]);
-  if (server === undefined) throw new SecureSetupError("certificates", "no server certificate");
-  // The CA key signs nothing after this: removing it means a leaked state dir cannot mint new client certificates.
-  rmSync(join(dir, "ca.key"), { force: true });
+  try {
+    // Short-lived on purpose: every `up` makes new ones.
+    await run("bash", [TLS_SCRIPT, dir, "127.0.0.1", "localhost"], {
+      env: { ...process.env, OPENSSL: binary, CLIENTS: users.join(" "), DAYS: "30" },
+      timeout: 60_000,
+    });
+  } catch (error) {
+    const stderr = (error as { stderr?: string }).stderr?.trim();
+    throw new SecureSetupError("certificates", `${TLS_SCRIPT} failed: ${stderr || (error as Error).message}`, { cause: error });
+  }
+  const caFile = join(dir, "ca.crt");
+  const server = { certFile: join(dir, "nats-server.crt"), keyFile: join(dir, "nats-server.key") };
 
   const secrets = new Map<string, NatsUserSecrets>();
-  users.forEach((user, index) => {
-    const files = clients[index];
-    if (files === undefined) throw new SecureSetupError("certificates", `no client certificate for ${user}`);
-    secrets.set(user, { user, password: randomBytes(24).toString("base64url"), tls: { caFile, ...files } });
-  });
+  for (const user of users) {
+    const tls = { caFile, certFile: join(dir, `${user}.crt`), keyFile: join(dir, `${user}.key`) };
+    secrets.set(user, { user, password: randomBytes(24).toString("base64url"), tls });
+  }
   const secretOf = (user: string): NatsUserSecrets => {
     const found = secrets.get(user);
     if (found === undefined) throw new SecureSetupError("passwords", `no password for ${user}`);
