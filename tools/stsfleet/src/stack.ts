@@ -39,6 +39,18 @@ export function serviceEntryPoint(service: ServiceKind): string {
   return join(REPO_ROOT, "services", service, "src/main.ts");
 }
 
+/**
+ * The local nats-server pings every client this often and closes a connection after two unanswered pings, so a
+ * half-open connection (a peer whose host vanished, a frozen process) is dropped within 3 intervals: its probe
+ * subscription disappears and peers see "no responders" (ADR 0071, W2/W3; ADR 0075).
+ */
+export const LOCAL_NATS_PING_INTERVAL_MS = 2_000;
+
+/** The options `startStack` starts nats-server with (before TLS and users, with `secure`). */
+export function localNatsOptions(options: NatsServerOptions): NatsServerOptions {
+  return { pingIntervalMs: LOCAL_NATS_PING_INTERVAL_MS, ...options };
+}
+
 export type LogLevel = "trace" | "debug" | "info" | "warn" | "error" | "fatal" | "silent";
 
 export interface StackOptions {
@@ -53,6 +65,8 @@ export interface StackOptions {
    * throwaway CA in `<stateDir>/secure/` (ADR 0064). Not with `natsUrl`.
    */
   readonly secure?: boolean;
+  /** The started nats-server's ping interval (default LOCAL_NATS_PING_INTERVAL_MS); not with `natsUrl`. */
+  readonly natsPingIntervalMs?: number;
   /** Use this cluster instead of starting the simulator. */
   readonly kubeconfig?: string;
   /** Extra simulator flags (kubelet timings, faults). */
@@ -349,7 +363,12 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       mkdirSync(natsStore, { recursive: true });
       const executable = natsExecutable(stateDir);
       const logFile = `log_file: ${JSON.stringify(join(logsDir, "nats.log"))}`;
-      let natsOptions: NatsServerOptions = { executable, storeDir: join(natsStore, "jetstream"), extraConfig: logFile };
+      let natsOptions: NatsServerOptions = localNatsOptions({
+        executable,
+        storeDir: join(natsStore, "jetstream"),
+        extraConfig: logFile,
+        ...(options.natsPingIntervalMs !== undefined ? { pingIntervalMs: options.natsPingIntervalMs } : {}),
+      });
       if (options.secure) {
         const openssl = onPath("openssl");
         if (openssl === undefined) throw new StackStartError("openssl is not installed", { hint: OPENSSL_INSTALL_HINT });
