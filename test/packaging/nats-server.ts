@@ -31,7 +31,11 @@ function testOverrides(dir: string): [RegExp, string][] {
   ];
 }
 
-export async function startShippedNatsServer(passwords: Readonly<Record<string, string>>): Promise<ShippedNatsServer> {
+/**
+ * With `tlsDir` (certificates from deploy/scripts/nats-tls.sh), the server runs deploy/compose/nats-tls.conf, the
+ * configuration of the compose TLS override, with its `/etc/nats/tls/` paths pointed at `tlsDir`.
+ */
+export async function startShippedNatsServer(passwords: Readonly<Record<string, string>>, options: { tlsDir?: string } = {}): Promise<ShippedNatsServer> {
   if (!NATS_SERVER) throw new Error("nats-server missing");
   const dir = mkdtempSync(join(tmpdir(), "stsfleet-packaging-nats-"));
   let config = readRepoFile("deploy/compose/nats.conf");
@@ -41,8 +45,15 @@ export async function startShippedNatsServer(passwords: Readonly<Record<string, 
   }
   writeFileSync(join(dir, "nats.conf"), `${config}\nports_file_dir: ${JSON.stringify(dir)}\n`);
   copyFileSync(repoPath("deploy/base/nats/auth.conf"), join(dir, "auth.conf"));
+  let entry = join(dir, "nats.conf");
+  if (options.tlsDir !== undefined) {
+    const tlsConfig = readRepoFile("deploy/compose/nats-tls.conf");
+    if (!tlsConfig.includes('"/etc/nats/tls/')) throw new Error("deploy/compose/nats-tls.conf reads no file under /etc/nats/tls/");
+    entry = join(dir, "nats-tls.conf");
+    writeFileSync(entry, tlsConfig.replaceAll('"/etc/nats/tls/', JSON.stringify(`${options.tlsDir}/`).slice(0, -1)));
+  }
 
-  const child: ChildProcess = spawn(NATS_SERVER, ["-c", join(dir, "nats.conf"), "-D"], {
+  const child: ChildProcess = spawn(NATS_SERVER, ["-c", entry, "-D"], {
     env: { PATH: process.env["PATH"] ?? "", ...passwords },
     stdio: ["ignore", "pipe", "pipe"],
   });
