@@ -11,6 +11,8 @@ import { Kvm } from "@nats-io/kv";
 import { PermissionViolationError, connect } from "@nats-io/transport-node";
 import { BUCKETS } from "#protocol";
 import { readStackFile, natsConnectSettings } from "../../tools/stsfleet/src/state.ts";
+import { runStatus } from "../../tools/stsfleet/src/status.ts";
+import type { FleetStatus } from "../../tools/stsfleet/src/status.ts";
 import { onPath } from "../../tools/stsfleet/src/which.ts";
 import { useStack, waitFor } from "../support/stack.ts";
 import { createSet, waitForConverged } from "./helpers.ts";
@@ -105,6 +107,16 @@ describe("stsfleet up --secure", { skip: SKIP }, async () => {
       connect({ servers: nats.url, user: "watcher", pass: watcher.password, tls: { caFile: watcher.tls.caFile }, reconnect: false, timeout: 5_000 }),
       /certificate|handshake|closed|CONNECTION_REFUSED|ECONNRESET/i,
     );
+  });
+
+  it("stsfleet status reads the secure stack from its state dir", async () => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await runStatus({ stateDir: t.stateDir, output: "json", handoffs: 5 }, { out: (text) => out.push(text), err: (text) => err.push(text) });
+    assert.equal(code, 0, err.join("\n"));
+    const status = JSON.parse(out.join("\n")) as FleetStatus;
+    assert.equal(status.ownedShards, 256, "the one actor owns every shard");
+    assert.ok(status.sets >= 1, "the StatefulSet is counted");
   });
 
   it("stack.json leads readers to the read-only operator user: it reads the fleet and may not publish fleet subjects", async () => {

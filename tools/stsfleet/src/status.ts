@@ -10,7 +10,8 @@ import { connect } from "@nats-io/transport-node";
 import { BUCKETS, SHARD_COUNT, STREAMS, codecs, memberKeys, objectSubjects, shardKeys } from "#protocol";
 import type { MemberRecord, ShardRecord } from "#protocol";
 import { readStreamIndex } from "../../../services/watcher/src/adapters/stream-index.ts";
-import { readStackFile } from "./state.ts";
+import { natsConnectSettings, readStackFile } from "./state.ts";
+import type { NatsConnectSettings } from "./state.ts";
 
 // --- what the command reads ----------------------------------------------------------------------------------
 
@@ -337,10 +338,18 @@ async function collect<T>(iterator: AsyncIterable<T>): Promise<T[]> {
 }
 
 /** Reads everything `summarize` needs from the NATS at `url`. */
-export async function readStatusInput(url: string, options: { timeoutMs?: number } = {}): Promise<StatusInput> {
+export async function readStatusInput(
+  url: string,
+  options: { timeoutMs?: number; access?: Omit<NatsConnectSettings, "servers"> } = {},
+): Promise<StatusInput> {
   let nc;
   try {
-    nc = await connect({ servers: url.split(",").map((s) => s.trim()), name: "stsfleet-status", timeout: options.timeoutMs ?? 5_000 });
+    nc = await connect({
+      ...options.access,
+      servers: url.split(",").map((s) => s.trim()),
+      name: "stsfleet-status",
+      timeout: options.timeoutMs ?? 5_000,
+    });
   } catch (error) {
     throw new StatusError(`cannot connect to NATS at ${url}: ${(error as Error).message}`, { cause: error });
   }
@@ -404,6 +413,7 @@ const STDIO: StatusOutput = {
 /** Returns the exit code. */
 export async function runStatus(options: StatusCommandOptions, io: StatusOutput = STDIO): Promise<number> {
   let url = options.natsUrl;
+  let access: Omit<NatsConnectSettings, "servers"> | undefined;
   try {
     if (url === undefined) {
       const stack = readStackFile(options.stateDir);
@@ -412,8 +422,11 @@ export async function runStatus(options: StatusCommandOptions, io: StatusOutput 
         return 1;
       }
       url = stack.nats;
+      // A secure stack (`up --secure`): the read-only operator user, its password file and TLS files.
+      const { servers: _servers, ...rest } = natsConnectSettings(stack);
+      access = rest;
     }
-    const input = await readStatusInput(url);
+    const input = await readStatusInput(url, access ? { access } : {});
     const status = summarize(input, { handoffs: options.handoffs });
     io.out(options.output === "json" ? JSON.stringify(status, null, 2) : formatStatus(status, input.nowMs));
     return 0;
