@@ -14,9 +14,62 @@ import type { KubeObject } from "../types.ts";
 import type { Rendering } from "./negotiate.ts";
 import { PARTIAL_CONTENT_TYPE, TABLE_CONTENT_TYPE } from "./negotiate.ts";
 
-/** Open watch streams, so faults and shutdown can end them. */
+/**
+ * Open watch streams, so faults and shutdown can end them, and the flush schedule they share.
+ *
+ * Fan-out delivers each event to every matching watcher within one write, so under a burst all of
+ * them have unsent events at the same moments. One timer (or microtask) flushes every waiting watcher
+ * together instead of one timer per watcher, and watchers whose unsent events are the same shared event
+ * buffers (the common case: same resource and filter) share one concatenated chunk.
+ */
 export class WatchSet {
   private readonly closers = new Set<() => void>();
+  /** Flushes due now (the first event after a quiet period) and those waiting for the shared timer. */
+  private readonly dueNow = new Set<() => void>();
+  private readonly dueLater = new Set<() => void>();
+  private timer: NodeJS.Timeout | undefined;
+  private lastParts: readonly Buffer[] = [];
+  private lastChunk: Buffer | undefined;
+
+  /** Runs `flush` after `waitMs` (in a microtask when <= 0), together with the other watchers due then. */
+  schedule(flush: () => void, waitMs: number): void {
+    if (waitMs <= 0) {
+      if (this.dueNow.size === 0) queueMicrotask(() => this.flushAll(this.dueNow));
+      this.dueNow.add(flush);
+      return;
+    }
+    // A watcher joining a pending timer leaves a little early or late (by less than one window); after
+    // the flush all of them share one window again, so the schedule stays aligned.
+    this.dueLater.add(flush);
+    this.timer ??= setTimeout(() => {
+      this.timer = undefined;
+      this.flushAll(this.dueLater);
+    }, waitMs);
+  }
+
+  /** Drops a closed watcher's pending flush. */
+  unschedule(flush: () => void): void {
+    this.dueNow.delete(flush);
+    this.dueLater.delete(flush);
+  }
+
+  /** `parts` as one buffer; consecutive watchers with the same parts get the same buffer, not a copy each. */
+  concat(parts: readonly Buffer[]): Buffer {
+    if (parts.length === 1 && parts[0] !== undefined) return parts[0];
+    const last = this.lastParts;
+    if (this.lastChunk !== undefined && last.length === parts.length && parts.every((p, i) => p === last[i])) return this.lastChunk;
+    this.lastParts = parts;
+    this.lastChunk = Buffer.concat(parts);
+    return this.lastChunk;
+  }
+
+  private flushAll(set: Set<() => void>): void {
+    const due = [...set];
+    set.clear();
+    for (const flush of due) flush();
+    this.lastParts = [];
+    this.lastChunk = undefined;
+  }
 
   add(close: () => void): () => void {
     this.closers.add(close);
@@ -106,7 +159,7 @@ export function serveWatch(w: WatchRequest): void {
     cancel?.();
     for (const t of timers) clearInterval(t);
     untrack();
-    if (flushTimer !== undefined) clearTimeout(flushTimer);
+    w.watches.unschedule(flush);
     if (pending.length > 0) res.write(Buffer.concat(pending));
     pending = [];
     res.end();
@@ -118,10 +171,8 @@ export function serveWatch(w: WatchRequest): void {
   let pending: Buffer[] = [];
   let lastFlushAt = 0;
   let scheduled = false;
-  let flushTimer: NodeJS.Timeout | undefined;
   const flush = () => {
     scheduled = false;
-    flushTimer = undefined;
     lastFlushAt = performance.now();
     if (pending.length === 0 || closed) return;
     const chunks = pending;
@@ -129,7 +180,7 @@ export function serveWatch(w: WatchRequest): void {
     // One HTTP chunk per flush, so one writev syscall. Not res.cork()/uncork(): ServerResponse.uncork
     // uncorks the socket first and then sends the length, every buffered chunk and the trailing CRLF
     // as separate socket writes, one syscall each.
-    res.write(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+    res.write(w.watches.concat(chunks));
     if (res.writableLength > w.config.maxBufferedBytes) close();
   };
   const write = (chunk: string | Buffer) => {
@@ -137,9 +188,7 @@ export function serveWatch(w: WatchRequest): void {
     pending.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
     if (scheduled) return;
     scheduled = true;
-    const wait = lastFlushAt + w.config.coalesceMs - performance.now();
-    if (wait <= 0) queueMicrotask(flush);
-    else flushTimer = setTimeout(flush, wait);
+    w.watches.schedule(flush, lastFlushAt + w.config.coalesceMs - performance.now());
   };
   const bookmark = (annotations?: Record<string, string>) => {
     const metadata: Record<string, unknown> = { resourceVersion: String(store.currentRv) };
