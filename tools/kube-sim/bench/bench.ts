@@ -97,7 +97,9 @@ async function main(): Promise<void> {
   const ns = mustFind("", "namespaces");
   const pods = mustFind("", "pods");
   const base = settle();
+  // 100 pods per namespace in sets of 25, like the pods of four StatefulSets.
   const namespaces = Math.max(1, Math.ceil(opts.pods / 100));
+  const setsPerNamespace = 4;
   for (let i = 0; i < namespaces; i++) sim.registry.create(ns, "", { metadata: { name: `load-${i}` } }, INTERNAL_WRITE);
   sim.registry.create(ns, "", { metadata: { name: "bench" } }, INTERNAL_WRITE);
   const t0 = performance.now();
@@ -107,7 +109,7 @@ async function main(): Promise<void> {
       pods,
       namespace,
       {
-        metadata: { name: `pod-${i}`, labels: { app: "load", "statefulset.kubernetes.io/pod-name": `pod-${i}` } },
+        metadata: { name: `pod-${i}`, labels: { app: `set-${Math.floor(i / namespaces) % setsPerNamespace}`, "statefulset.kubernetes.io/pod-name": `pod-${i}` } },
         spec: { containers: [{ name: "app", image: "registry.example/app:1.0", ports: [{ containerPort: 8080 }], env: [{ name: "MODE", value: "bench" }] }] },
       },
       INTERNAL_WRITE,
@@ -125,7 +127,7 @@ async function main(): Promise<void> {
   console.log(`memory: baseline heap ${mib(base.heapUsed)} rss ${mib(base.rss)}; with ${opts.pods} pods heap ${mib(loaded.heapUsed)} rss ${mib(loaded.rss)} (${((loaded.heapUsed - base.heapUsed) / opts.pods / 1024).toFixed(2)} KiB heap per pod)`);
 
   // Watchers and the request generator are separate client processes, as informers and controllers are.
-  const base0: LoadConfig = { url: sim.url, rps: 0, durationMs: opts.seconds * 1000, watchers: 0, namespace: "bench", listNamespace: "load-0", namePrefix: "cm-" };
+  const base0: LoadConfig = { url: sim.url, rps: 0, durationMs: opts.seconds * 1000, watchers: 0, namespace: "bench", listNamespaces: namespaces, setsPerNamespace, namePrefix: "cm-" };
   const watchers = opts.watchers > 0 ? startClient({ ...base0, watchers: opts.watchers }) : undefined;
   if (watchers !== undefined) await expect(watchers, "ready");
   while (sim.registry.store.watcherCount() < opts.watchers) await new Promise((r) => setTimeout(r, 20));

@@ -11,7 +11,10 @@ export interface LoadConfig {
   durationMs: number;
   watchers: number;
   namespace: string;
-  listNamespace: string;
+  /** Lists go to a random one of `load-0` .. `load-<listNamespaces-1>`, selecting one set's pods by label. */
+  listNamespaces: number;
+  /** Pods of a namespace carry `app: set-<k>` for k below this. */
+  setsPerNamespace: number;
   /** Prefix of created ConfigMap names, so repeated runs against one server do not collide. */
   namePrefix: string;
 }
@@ -267,7 +270,11 @@ async function load(cfg: LoadConfig): Promise<LoadResult> {
       res = await send("GET", `/api/v1/namespaces/${cfg.namespace}/configmaps/${pick?.name ?? "x"}`);
     } else if (r < 0.8) {
       kind = "list";
-      res = await send("GET", `/api/v1/namespaces/${cfg.listNamespace}/pods?limit=50`);
+      // What a controller lists: one workload's pods in one namespace by label selector, paginated
+      // with client-go's default page size (the response holds one set's pods, not a namespace).
+      const namespace = `load-${Math.floor(Math.random() * cfg.listNamespaces)}`;
+      const set = `set-${Math.floor(Math.random() * cfg.setsPerNamespace)}`;
+      res = await send("GET", `/api/v1/namespaces/${namespace}/pods?labelSelector=app%3D${set}&limit=500`);
     } else {
       kind = "update";
       const pick = known[Math.floor(Math.random() * known.length)];
