@@ -17,6 +17,7 @@ import { backoffDelayMs } from "../../common/src/backoff.ts";
 import { failSpan, withConsumerSpan, withProducerSpan } from "../../common/src/messaging-trace.ts";
 import { NatsFeatureError } from "../../common/src/nats.ts";
 import type { ReadinessCheck } from "../../common/src/ops-server.ts";
+import { PULL_EXPIRES_MS } from "../../common/src/pull.ts";
 import { InvalidClaimError, checkClaims, executeCreate, executeUpdateOwnerRefs } from "./claims.ts";
 import type { ClaimDeps, ClaimEvent, CommandOutcome, CommandResult } from "./claims.ts";
 import { DropReporter } from "../../common/src/executor/drops.ts";
@@ -310,7 +311,7 @@ export async function startPvcProvisioner(
       try {
         await ensureConsumer(jsm, settings);
         const consumer = await js.consumers.get(STREAMS.commands, CONSUMERS.pvcProvisioner);
-        const current = await consumer.consume({ max_messages: settings.concurrency });
+        const current = await consumer.consume({ max_messages: settings.concurrency, expires: PULL_EXPIRES_MS });
         messages = current;
         bound = true;
         lastConsumeError = undefined;

@@ -2,11 +2,20 @@
 // of every object of the shard (deliver_policy last_per_subject), then follows live changes. Each envelope updates
 // the object store and pokes the actors of the sets it concerns. A shard is "synced" once the replay reached the
 // shard's last message as it was when the consumer started.
+//
+// The feed re-opens itself when its consumer falls silent (no heartbeat for REOPEN_AFTER_MISSED_HEARTBEATS
+// intervals): an ordered consumer is an R1 in-memory consumer, so it dies with the NATS node that hosted it, and
+// nats.js only recreates it after the server answers "consumer not found" — which a cluster that lost the node
+// never does (the info request times out, forever). A chaos test saw a shard's feed stay dead for good after one
+// node of a 3-node cluster was killed. The new consumer resumes after the last sequence handled, so nothing is
+// missed and nothing replayed.
+import { setTimeout as sleep } from "node:timers/promises";
 import { DeliverPolicy } from "@nats-io/jetstream";
-import type { ConsumerMessages, JetStreamClient, JetStreamManager } from "@nats-io/jetstream";
+import type { ConsumerMessages, JetStreamClient, JetStreamManager, OrderedConsumerOptions } from "@nats-io/jetstream";
 import { DecodeError, STREAMS, codecs, objectSubjects } from "#protocol";
 import type { HeaderCarrier } from "#protocol";
 import type { Logger } from "../../../common/src/logger.ts";
+import { PULL_EXPIRES_MS } from "../../../common/src/pull.ts";
 import type { ObjectStore, SetKey } from "../domain/object-store.ts";
 
 export interface IntakeListener {
@@ -15,10 +24,18 @@ export interface IntakeListener {
   dropped(reason: string): void;
 }
 
+/** Missed heartbeats (of PULL_EXPIRES_MS / 2 each) after which a feed drops its consumer and opens a new one. */
+const REOPEN_AFTER_MISSED_HEARTBEATS = 2;
+const REOPEN_RETRY_MS = 500;
+
 interface ShardFeed {
   messages: ConsumerMessages | undefined;
   synced: boolean;
   stopped: boolean;
+  /** Stream sequence of the last message handled: a re-opened consumer starts after it. */
+  lastSeq: number;
+  /** The replay target: the shard is synced once a message at or past it was handled. */
+  targetSeq: number;
 }
 
 export class ShardIntake {
@@ -50,35 +67,72 @@ export class ShardIntake {
 
   async open(shard: number): Promise<void> {
     if (this.feeds.has(shard)) return;
-    const feed: ShardFeed = { messages: undefined, synced: false, stopped: false };
+    const feed: ShardFeed = { messages: undefined, synced: false, stopped: false, lastSeq: 0, targetSeq: 0 };
     this.feeds.set(shard, feed);
-    const filter = objectSubjects.shardFilter(shard);
-    const last = await this.jsm.streams.getMessage(STREAMS.objects, { last_by_subj: filter }).catch(() => null);
-    const targetSeq = last?.seq ?? 0;
-    const markSynced = () => {
-      if (feed.synced || feed.stopped) return;
-      feed.synced = true;
-      this.listener.synced(shard);
+    const last = await this.jsm.streams.getMessage(STREAMS.objects, { last_by_subj: objectSubjects.shardFilter(shard) }).catch(() => null);
+    feed.targetSeq = last?.seq ?? 0;
+    if (feed.targetSeq === 0) this.markSynced(shard, feed);
+    await this.consume(shard, feed);
+  }
+
+  private markSynced(shard: number, feed: ShardFeed): void {
+    if (feed.synced || feed.stopped) return;
+    feed.synced = true;
+    this.listener.synced(shard);
+  }
+
+  private async consume(shard: number, feed: ShardFeed): Promise<void> {
+    const options: Partial<OrderedConsumerOptions> = {
+      filter_subjects: objectSubjects.shardFilter(shard),
+      ...(feed.lastSeq > 0
+        ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: feed.lastSeq + 1 }
+        : { deliver_policy: DeliverPolicy.LastPerSubject }),
     };
-    if (targetSeq === 0) markSynced();
-    const consumer = await this.js.consumers.get(STREAMS.objects, {
-      filter_subjects: filter,
-      deliver_policy: DeliverPolicy.LastPerSubject,
-    });
+    const consumer = await this.js.consumers.get(STREAMS.objects, options);
     if (feed.stopped) return;
-    const messages = await consumer.consume();
+    const messages = await consumer.consume({ expires: PULL_EXPIRES_MS });
+    if (feed.stopped) {
+      await messages.close().catch(() => undefined);
+      return;
+    }
     feed.messages = messages;
+    void (async () => {
+      for await (const status of messages.status()) {
+        if (status.type === "heartbeats_missed" && status.count >= REOPEN_AFTER_MISSED_HEARTBEATS) {
+          void this.reopen(shard, feed, messages, `${status.count} heartbeats missed`);
+          break;
+        }
+      }
+    })().catch(() => undefined);
     void (async () => {
       try {
         for await (const message of messages) {
-          if (feed.stopped) break;
+          if (feed.stopped || feed.messages !== messages) break;
+          feed.lastSeq = message.seq;
           this.handle(shard, message.subject, message.data, message.headers);
-          if (message.seq >= targetSeq || message.info.pending === 0) markSynced();
+          if (message.seq >= feed.targetSeq || message.info.pending === 0) this.markSynced(shard, feed);
         }
       } catch (error) {
-        if (!feed.stopped) this.logger.error({ shard, err: error }, "shard feed failed");
+        if (!feed.stopped && feed.messages === messages) this.logger.error({ shard, err: error }, "shard feed failed");
       }
     })();
+  }
+
+  /** Replaces a silent consumer with a new one that starts after the last message handled. */
+  private async reopen(shard: number, feed: ShardFeed, silent: ConsumerMessages, reason: string): Promise<void> {
+    if (feed.stopped || feed.messages !== silent) return;
+    feed.messages = undefined;
+    await silent.close().catch(() => undefined);
+    this.logger.warn({ shard, reason, afterSeq: feed.lastSeq }, "shard feed silent; opening a new consumer");
+    while (!feed.stopped) {
+      try {
+        await this.consume(shard, feed);
+        return;
+      } catch (error) {
+        this.logger.warn({ shard, err: error }, "re-opening the shard feed failed; retrying");
+        await sleep(REOPEN_RETRY_MS);
+      }
+    }
   }
 
   private handle(shard: number, subject: string, data: Uint8Array, headers: HeaderCarrier | undefined): void {
