@@ -14,6 +14,7 @@ import {
   prepareSecureNats,
   serviceNatsEnv,
 } from "./secure.ts";
+import { startStack } from "./stack.ts";
 import { natsConnectSettings } from "./state.ts";
 import { onPath } from "./which.ts";
 
@@ -41,6 +42,11 @@ describe("the authorization block of up --secure", () => {
       "STSFLEET_NATS_WATCHER_PASSWORD",
     ]);
     assert.equal(passwordVariable("pvc-provisioner"), "STSFLEET_NATS_PVC_PROVISIONER_PASSWORD");
+  });
+
+  it("is not combined with an external NATS (its users and TLS would not be there)", async () => {
+    await assert.rejects(startStack({ stateDir: join(tmpdir(), "never-made"), secure: true, natsUrl: "nats://127.0.0.1:1" }), /cannot be combined with --nats-url/);
+    assert.equal(existsSync(join(tmpdir(), "never-made")), false);
   });
 
   it("refuses a file without exactly one users list", () => {
