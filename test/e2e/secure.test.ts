@@ -3,7 +3,7 @@
 // without one permissions violation; a plaintext client, a client with a wrong password and one without a client
 // certificate are refused; `stsfleet status`-style readers connect with what stack.json records.
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { connect as connectTcp } from "node:net";
 import { join } from "node:path";
 import { describe, it } from "node:test";
@@ -85,6 +85,19 @@ describe("stsfleet up --secure", { skip: SKIP }, async () => {
     // Every connection at all is authenticated and encrypted.
     for (const c of connz.connections) assert.ok(c.authorized_user && c.tls_version, JSON.stringify(c));
     assert.doesNotMatch(readFileSync(natsLog, "utf8"), /Violation/);
+
+    // Passwords travel in the environment only: no log line and no command line shows one.
+    const passwords = [...Object.values(security.services), security.operator].map((u) => u.password);
+    for (const file of readdirSync(join(t.stateDir, "logs"))) {
+      const text = readFileSync(join(t.stateDir, "logs", file), "utf8");
+      for (const password of passwords) assert.equal(text.includes(password), false, `logs/${file} shows a password`);
+    }
+    for (const child of t.stack.services.values()) {
+      // Linux only (/proc); elsewhere the environment-only rule is still checked through the logs.
+      if (child.pid === undefined || !existsSync(`/proc/${child.pid}/cmdline`)) continue;
+      const argv = readFileSync(`/proc/${child.pid}/cmdline`, "utf8");
+      for (const password of passwords) assert.equal(argv.includes(password), false, `${child.name}'s command line shows a password`);
+    }
   });
 
   it("refuses a plaintext client even with the right password", async () => {
