@@ -307,10 +307,11 @@ export class ChaosStack {
     return { downMs: performance.now() - started };
   }
 
-  async stopNatsNode(index: number): Promise<void> {
+  /** Stops one cluster node: SIGKILL (a crash, the default) or SIGTERM (its Raft leaders step down first). */
+  async stopNatsNode(index: number, signal: "SIGKILL" | "SIGTERM" = "SIGKILL"): Promise<void> {
     if (!this.cluster) throw new Error("stopNatsNode needs the cluster mode");
-    this.note("node-down", `n${index}`);
-    await this.cluster.stopNode(index);
+    this.note("node-down", `n${index}`, signal);
+    await this.cluster.stopNode(index, { signal });
   }
 
   async startNatsNode(index: number): Promise<void> {
