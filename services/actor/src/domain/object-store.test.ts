@@ -1,8 +1,12 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import fc from "fast-check";
+import { isMemberOf } from "#protocol";
 import type { ObjectEnvelope } from "#protocol";
+import type { StatefulSet } from "../planner/index.ts";
 import { isMet } from "./expectations.ts";
-import { ObjectStore } from "./object-store.ts";
+import { ObjectStore, claimOwners } from "./object-store.ts";
+import type { CachedObject } from "./object-store.ts";
 
 let rv = 0;
 function put(kind: ObjectEnvelope["kind"], name: string, extra: Record<string, unknown> = {}, uid = `${kind}-${name}`): ObjectEnvelope {
@@ -93,5 +97,49 @@ describe("ObjectStore", () => {
     assert.deepEqual(store.dropShard(1), ["ns/web"]);
     assert.equal(store.get("StatefulSet", "ns", "web"), undefined);
     assert.equal(store.setCount(), 0);
+  });
+});
+
+describe("claimOwners", () => {
+  // The scan it replaced (every set of the namespace, every template): the sets a claim name belongs to.
+  const byScan = (sets: ReadonlyMap<string, CachedObject>, claim: string): string[] =>
+    [...sets]
+      .filter(([setName, set]) =>
+        ((set.object as StatefulSet).spec?.volumeClaimTemplates ?? []).some((t) => {
+          const prefix = `${t.metadata?.name ?? ""}-`;
+          return claim.startsWith(prefix) && isMemberOf(setName, claim.slice(prefix.length));
+        }),
+      )
+      .map(([setName]) => setName);
+  const cachedSet = (name: string, templates: readonly string[]): [string, CachedObject] => [
+    name,
+    { kind: "StatefulSet", namespace: "ns", name, uid: name, resourceVersion: "1", object: { apiVersion: "apps/v1", kind: "StatefulSet", metadata: { name }, spec: { volumeClaimTemplates: templates.map((t) => ({ metadata: { name: t } })) } } },
+  ];
+
+  it("finds the set by name, dashes in template and set names included", () => {
+    const sets = new Map([cachedSet("web", ["data"]), cachedSet("data-web", ["x"]), cachedSet("a-b", ["my-data", "logs"])]);
+    assert.deepEqual(claimOwners(sets, "data-web-3"), ["web"]);
+    assert.deepEqual(claimOwners(sets, "x-data-web-0"), ["data-web"]);
+    assert.deepEqual(claimOwners(sets, "my-data-a-b-12"), ["a-b"]);
+    assert.deepEqual(claimOwners(sets, "logs-a-b-0"), ["a-b"]);
+    assert.deepEqual(claimOwners(sets, "other-web-1"), [], "no template named other");
+    assert.deepEqual(claimOwners(sets, "data-web-x"), [], "no ordinal");
+  });
+
+  it("agrees with a scan of every set (property)", () => {
+    const part = fc.constantFrom("a", "b", "web", "data", "a-b", "0", "1");
+    const name = fc.array(part, { minLength: 1, maxLength: 3 }).map((parts) => parts.join("-"));
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(name, fc.array(name, { maxLength: 3 })), { maxLength: 6 }),
+        fc.array(part, { minLength: 1, maxLength: 6 }),
+        (setSpecs, claimParts) => {
+          const sets = new Map(setSpecs.map(([setName, templates]) => cachedSet(setName, templates)));
+          const claim = claimParts.join("-");
+          assert.deepEqual([...claimOwners(sets, claim)].sort(), byScan(sets, claim).sort());
+        },
+      ),
+      { numRuns: 2000 },
+    );
   });
 });

@@ -1,6 +1,6 @@
 // The actor's view of the Kubernetes objects of the shards it owns, rebuilt from K8S_OBJS. Pure data structure:
 // apply envelopes, answer "which sets does this change concern", build planner snapshots.
-import { isMemberOf, parseParentAndOrdinal, shard as shardOf } from "#protocol";
+import { parseParentAndOrdinal, shard as shardOf } from "#protocol";
 import type { KubeObject, ObjectEnvelope, ObjectKind } from "#protocol";
 import { compileSelector, selectorMatches } from "../planner/selector.ts";
 import type { PersistentVolumeClaim, Snapshot, StatefulSet } from "../planner/index.ts";
@@ -99,6 +99,23 @@ export interface ApplyResult {
 }
 
 /** Objects of the shards this member owns, grouped by namespace. */
+/**
+ * The sets a claim `<template>-<set>-<ordinal>` belongs to by name: every split of the name at a dash into a template
+ * name and a pod name, kept when the pod's parent is a cached set with that template. Looks sets up by name instead
+ * of testing every set of the namespace, which made each claim event cost O(sets) (quadratic over a namespace).
+ */
+export function claimOwners(sets: ReadonlyMap<string, CachedObject>, claim: string): string[] {
+  const owners: string[] = [];
+  for (let dash = claim.indexOf("-"); dash >= 0; dash = claim.indexOf("-", dash + 1)) {
+    const parent = parseParentAndOrdinal(claim.slice(dash + 1)).parent;
+    const set = parent === "" ? undefined : sets.get(parent);
+    if (!set || owners.includes(parent)) continue;
+    const template = claim.slice(0, dash);
+    if (((set.object as StatefulSet).spec?.volumeClaimTemplates ?? []).some((t) => (t.metadata?.name ?? "") === template)) owners.push(parent);
+  }
+  return owners;
+}
+
 export class ObjectStore {
   private readonly namespaces = new Map<string, NamespaceObjects>();
   private readonly shardOfSet = new Map<SetKey, number>();
@@ -243,21 +260,10 @@ export class ObjectStore {
       if (kind !== "PersistentVolumeClaim") return [];
     }
     if (!sets) return [];
+    if (kind === "PersistentVolumeClaim") return claimOwners(sets, name);
     const owners: string[] = [];
     for (const [setName, set] of sets) {
       const spec = (set.object as StatefulSet).spec;
-      if (kind === "PersistentVolumeClaim") {
-        const templates = spec?.volumeClaimTemplates ?? [];
-        if (
-          templates.some((t) => {
-            const prefix = `${t.metadata?.name ?? ""}-`;
-            return name.startsWith(prefix) && isMemberOf(setName, name.slice(prefix.length));
-          })
-        ) {
-          owners.push(setName);
-        }
-        continue;
-      }
       // Upstream GetPodStatefulSets: a set with an empty selector matches nothing, not everything.
       const compiled = compileSelector(spec?.selector);
       if (compiled.ok && !compiled.selector.empty && selectorMatches(compiled.selector, meta.labels ?? {})) {
