@@ -1,6 +1,8 @@
 // The local stack's nats-server drops a half-open client within seconds (issue 6: "set the server's ping interval
 // so that a half-open connection is dropped within seconds"): a raw TCP client that stops answering the server's
-// PINGs is disconnected within 3 ping intervals, while a live client stays connected.
+// PINGs is disconnected within 3 ping intervals, while a live client stays connected. Limit (ADR 0075): nats-server
+// 2.9 postpones its PING while it delivers messages to the client, so a frozen client that keeps receiving (an
+// actor being probed) is not dropped this way; the lease detects those.
 import assert from "node:assert/strict";
 import { connect as tcpConnect } from "node:net";
 import { describe, it } from "node:test";
