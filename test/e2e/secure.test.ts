@@ -149,10 +149,13 @@ describe("stsfleet up --secure", { skip: SKIP }, async () => {
       for await (const key of await members.keys()) keys.push(key);
       assert.ok(keys.length >= 1, "the operator user lists the members");
 
-      nc.publish("intent.0.secure.web", new Uint8Array([1]));
-      await waitFor("the refused publish", () => violations.find((v) => v.operation === "publish" && v.subject === "intent.0.secure.web"), {
-        timeoutMs: 5_000,
-      });
+      // Not a fleet subject, not the pvc-provisioner's durable consumer, not a stream.
+      for (const subject of ["intent.0.secure.web", "$JS.API.CONSUMER.DELETE.STS_CMD.pvc", "$JS.API.STREAM.DELETE.K8S_OBJS"]) {
+        nc.publish(subject, new Uint8Array([1]));
+        await waitFor(`the refused publish to ${subject}`, () => violations.find((v) => v.operation === "publish" && v.subject === subject), {
+          timeoutMs: 5_000,
+        });
+      }
       // The server logs violations, so the clean log of the first test means something.
       await waitFor("the violation in nats.log", () => /Violation/.test(readFileSync(natsLog, "utf8")), { timeoutMs: 5_000 });
     } finally {
