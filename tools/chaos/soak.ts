@@ -62,6 +62,8 @@ export interface SoakSummary {
   readonly convergeAfterFaultsMs: number | undefined;
   readonly failover: Readonly<Record<FaultKind, Distribution>>;
   readonly pausesWithoutTakeover: number;
+  /** Faults that hit a replica owning nothing yet (re-joining after an earlier fault). */
+  readonly faultsOnEmptyReplicas: number;
   readonly maxOwnerlessMs: number | undefined;
   readonly outcomes: readonly FaultOutcome[];
   readonly loadAverageAtEnd: string;
@@ -138,6 +140,13 @@ export async function runSoak(options: SoakOptions, print: (...lines: string[]) 
         `[${clock(startMs)}] fault ${n}: ${kind} ${victim}${pauseMs !== undefined ? ` for ${(pauseMs / 1000).toFixed(1)} s` : ""} ` +
           `(${snapshot.epochs.size} shards) | ${chaos.audit().length} writes | load ${loadAverage()}`,
       );
+      if (snapshot.epochs.size === 0) {
+        // A replica still re-joining after an earlier fault: nothing to take over, not a failover sample.
+        const note = "owned no shards (still re-joining)";
+        print(`[${clock(startMs)}]   fault ${n} (${kind} ${victim}): ${note}`);
+        outcomes.push(Promise.resolve({ index: n, kind, victim, atMs, shards: 0, pauseMs, takeoverMs: undefined, note }));
+        continue;
+      }
       outcomes.push(
         waitTakeover(chaos, snapshot, atMs, { timeoutMs: 30_000, until: () => resumed }).then((result) => {
           const note = result.complete
@@ -195,7 +204,8 @@ export async function runSoak(options: SoakOptions, print: (...lines: string[]) 
       converged,
       convergeAfterFaultsMs,
       failover: { kill: distribution(ofKind("kill")), pause: distribution(ofKind("pause")) },
-      pausesWithoutTakeover: settled.filter((o) => o.kind === "pause" && o.takeoverMs === undefined).length,
+      pausesWithoutTakeover: settled.filter((o) => o.kind === "pause" && o.shards > 0 && o.takeoverMs === undefined).length,
+      faultsOnEmptyReplicas: settled.filter((o) => o.shards === 0).length,
       maxOwnerlessMs: report.coverage?.maxOwnerlessMs,
       outcomes: settled,
       loadAverageAtEnd: loadAverage(),
@@ -232,6 +242,7 @@ export function summaryLines(s: SoakSummary): string[] {
     `  failover (fault -> every shard of the victim claimed by another incarnation):`,
     `    SIGKILL: ${formatDistribution(s.failover.kill)}`,
     `    SIGSTOP: ${formatDistribution(s.failover.pause)}; ${s.pausesWithoutTakeover} pauses resumed before any takeover`,
+    `  faults on a replica that owned no shards yet (not failover samples): ${s.faultsOnEmptyReplicas}`,
     `  longest ownerless shard (I6): ${formatMs(s.maxOwnerlessMs)}`,
     `  load average at the end: ${s.loadAverageAtEnd}`,
   ];
