@@ -43,6 +43,7 @@ import {
   parseLabelSelector,
 } from "../store/selectors.ts";
 import type { Store, StoredEntry } from "../store/store.ts";
+import { lowerBound } from "../store/store.ts";
 import type { Cause, KubeObject } from "../types.ts";
 import { clone, getPath, isRecord } from "../types.ts";
 import { ServiceIpAllocator, admitCreate } from "./admission.ts";
@@ -576,17 +577,6 @@ function deletionPolicy(opts: DeleteOptions): PropagationPolicy | undefined {
   if (opts.orphanDependents === true) return "Orphan";
   if (opts.orphanDependents === false) return "Background";
   return undefined;
-}
-
-function lowerBound(keys: readonly string[], target: string): number {
-  let lo = 0;
-  let hi = keys.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((keys[mid] ?? "") < target) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 function encodeContinue(token: ContinueToken): string {

@@ -2,6 +2,7 @@
 // "too old resource version" in TestWatcherTimeout and friends).
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import fc from "fast-check";
 import type { KubeObject } from "../types.ts";
 import type { EventType } from "./store.ts";
 import { ResourceVersionTooOldError, Store } from "./store.ts";
@@ -70,5 +71,28 @@ describe("store", () => {
     assert.deepEqual(store.dependents("uid-1").map((d) => d.entry.name), ["dep"]);
     store.remove("/configmaps", dep);
     assert.deepEqual(store.dependents("uid-1"), []);
+  });
+  it("keeps the sorted keys of a resource and of each namespace sorted across creates and deletes after they were read", () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.boolean(), fc.constantFrom("a", "b", "c-1"), fc.stringMatching(/^[a-z0-9][a-z0-9.-]{0,6}$/)), { maxLength: 60 }), (ops) => {
+        const store = new Store({ historyWindow: 100, fields });
+        const live = new Map<string, string>();
+        for (const [create, ns, name] of ops) {
+          // Reading between writes builds the cached arrays, so later writes must keep them in order.
+          store.keys("/configmaps", undefined);
+          store.keys("/configmaps", ns);
+          if (create) {
+            store.put("/configmaps", cm(name, ns));
+            live.set(`${ns}/${name}`, ns);
+          } else {
+            store.remove("/configmaps", cm(name, ns));
+            live.delete(`${ns}/${name}`);
+          }
+          const expected = [...live.keys()].sort();
+          assert.deepEqual(store.keys("/configmaps", undefined), expected);
+          assert.deepEqual(store.keys("/configmaps", ns), expected.filter((k) => live.get(k) === ns));
+        }
+      }),
+    );
   });
 });

@@ -84,10 +84,42 @@ class Bucket {
     return keys;
   }
 
-  invalidate(namespace: string): void {
-    this.sortedKeys = null;
-    this.nsSorted.delete(namespace);
+  // The sorted key arrays, once built, are kept sorted in place: a binary search and one splice per
+  // create or delete instead of re-sorting every key of the resource on the next list. Callers iterate
+  // them synchronously; those that write while iterating copy them first.
+  addKey(namespace: string, key: string): void {
+    if (this.sortedKeys !== null) insertSorted(this.sortedKeys, key);
+    const keys = this.nsSorted.get(namespace);
+    if (keys !== undefined) insertSorted(keys, key);
   }
+
+  removeKey(namespace: string, key: string): void {
+    if (this.sortedKeys !== null) removeSorted(this.sortedKeys, key);
+    const keys = this.nsSorted.get(namespace);
+    if (keys !== undefined) removeSorted(keys, key);
+  }
+}
+
+/** First index whose key is not below `target` in ascending (UTF-16 code unit) order. */
+export function lowerBound(keys: readonly string[], target: string): number {
+  let lo = 0;
+  let hi = keys.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((keys[mid] ?? "") < target) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+function insertSorted(keys: string[], key: string): void {
+  const at = lowerBound(keys, key);
+  if (keys[at] !== key) keys.splice(at, 0, key);
+}
+
+function removeSorted(keys: string[], key: string): void {
+  const at = lowerBound(keys, key);
+  if (keys[at] === key) keys.splice(at, 1);
 }
 
 export function entryKey(namespace: string, name: string): string {
@@ -179,7 +211,7 @@ export class Store {
         b.byNamespace.set(namespace, set);
       }
       set.add(key);
-      b.invalidate(namespace);
+      b.addKey(namespace, key);
     }
     this.index(resourceKey, key, prev, entry);
     this.emit(b, { rv, resourceKey, type: prev === undefined ? "ADDED" : "MODIFIED", entry, prev });
@@ -199,7 +231,7 @@ export class Store {
     const entry = this.makeEntry(resourceKey, key, namespace, name, rv, finalObj);
     b.objects.delete(key);
     b.byNamespace.get(namespace)?.delete(key);
-    b.invalidate(namespace);
+    b.removeKey(namespace, key);
     this.index(resourceKey, key, prev, undefined);
     this.emit(b, { rv, resourceKey, type: "DELETED", entry, prev });
     return entry;
