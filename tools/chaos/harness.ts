@@ -349,9 +349,15 @@ export class ChaosStack {
       const desired = desiredAssignment(alive);
       const wrong = ALL_SHARDS.filter((s) => this.ownership.ownerOf(s) !== desired.get(s));
       if (alive.length > 0 && wrong.length === 0) return performance.now() - started;
-      last = `${wrong.length} shards not at their desired owner among ${alive.join(", ")}`;
+      const records = wrong.slice(0, 5).map((s) => {
+        const record = this.ownership.shards().get(s);
+        return `shard ${s}: ${record ? `${record.record.state} by ${record.record.owner} (rev ${record.revision})` : "no record"}, desired ${desired.get(s) ?? "?"}`;
+      });
+      last = `${wrong.length} shards not at their desired owner among ${alive.join(", ")} (${records.join("; ")})`;
       await sleep(100);
     }
+    // Worth a look: keep the state dir (logs, audit log, the record) like a failed check does.
+    this.keep = true;
     throw new Error(`the fleet did not settle within ${options.timeoutMs ?? 60_000} ms: ${last}`);
   }
 
