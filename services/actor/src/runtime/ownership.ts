@@ -327,6 +327,8 @@ export class ShardOwnership {
       this.memberRevision = await this.options.members.update(key, this.memberRecord(this.leaving ? "leaving" : "alive"), this.memberRevision);
       this.lastRenewSentMs = sentMs;
     } catch (error) {
+      // A renew in flight when stop() wrote `dead` loses the compare-and-set; a stopped member never re-joins.
+      if (this.stopped) return;
       const current = decode(await this.options.members.get(key).catch(() => null), (b) => codecs.memberRecord.decode(b));
       if (current && (current.incarnation !== this.incarnation || current.state === "dead")) {
         // Declared dead (or our name taken): never "un-die". Drop everything, re-join as a new incarnation.
@@ -570,8 +572,25 @@ export class ShardOwnership {
     for (const stop of this.watchStops) stop();
     this.probeSubscription?.unsubscribe();
     this.loseAll();
-    await this.options.members
-      .update(memberKeys.build(this.options.name), this.memberRecord("dead"), this.memberRevision)
-      .catch(() => undefined);
+    await this.markSelfDead();
+  }
+
+  /**
+   * The last write of a graceful leave. A periodic renew may still be in flight and move the record's revision
+   * under us, so a lost compare-and-set is retried against the current revision while the record is still ours.
+   */
+  private async markSelfDead(): Promise<void> {
+    const key = memberKeys.build(this.options.name);
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        this.memberRevision = await this.options.members.update(key, this.memberRecord("dead"), this.memberRevision);
+        return;
+      } catch {
+        const entry = await this.options.members.get(key).catch(() => null);
+        const current = decode(entry, (b) => codecs.memberRecord.decode(b));
+        if (entry === null || current === undefined || current.incarnation !== this.incarnation || current.state === "dead") return;
+        this.memberRevision = entry.revision;
+      }
+    }
   }
 }
