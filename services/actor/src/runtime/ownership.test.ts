@@ -13,7 +13,7 @@ import type { FleetTimings, LeaseProfile } from "./ownership.ts";
 
 const logger = createLogger({ service: "test", instance: "t", level: "silent", format: "json" });
 const profile: LeaseProfile = { leaseDurationMs: 1_500, renewDeadlineMs: 1_000, retryPeriodMs: 200 };
-const timings: Partial<FleetTimings> = { stableAfterMs: 300, probeIntervalMs: 100, probeTimeoutMs: 300, probeGraceAfterReconnectMs: 500 };
+const timings: Partial<FleetTimings> = { stableAfterMs: 300, probeIntervalMs: 100, probeTimeoutMs: 300, probeGraceAfterReconnectMs: 500, noRespondersConfirmMs: 300 };
 
 async function eventually(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -137,6 +137,57 @@ describe("fleet ownership", async () => {
     }, "the silent member is declared dead");
     assert.ok(Date.now() - seenAt >= profile.leaseDurationMs - 100, "not before the lease duration");
     assert.deepEqual(a.deaths, [{ member: "zombie", why: "lease-expired" }]);
+    await a.ownership.stop();
+  });
+
+  it("does not declare a member dead for a moment of 'no responders' (its NATS node went away, it reconnects)", async () => {
+    const a = await member("actor-r");
+    await eventually(() => a.ownership.ownedShards().size > 0, "a owns shards");
+    // A member that keeps renewing, and whose probe subscription is gone for 100 ms at a time, as while its
+    // client reconnects to another node of a cluster; the gaps come back every 400 ms.
+    const peer = await connect({ servers: server.url, name: "hopper" });
+    closers.push(() => peer.close());
+    const key = memberKeys.build("hopper");
+    const record = (state: "alive" | "dead") =>
+      codecs.memberRecord.encode({
+        type: "member",
+        name: "hopper",
+        incarnation: "h1",
+        state,
+        leaseDurationMs: 1_500,
+        renewDeadlineMs: 1_000,
+        retryPeriodMs: 200,
+        version: "test",
+        startedAtMs: Date.now(),
+      });
+    let revision = await a.topology.members.put(key, record("alive"));
+    const answer = () => peer.subscribe(probeSubjects.build("hopper"), { callback: (_error, message) => void message.respond(new Uint8Array()) });
+    const until = Date.now() + 3_000;
+    let declaredDead = false;
+    while (Date.now() < until && !declaredDead) {
+      const subscription = answer();
+      await peer.flush();
+      await sleep(300);
+      subscription.unsubscribe();
+      await peer.flush();
+      await sleep(100);
+      try {
+        revision = await a.topology.members.update(key, record("alive"), revision);
+      } catch {
+        declaredDead = true;
+      }
+    }
+    assert.equal(declaredDead, false, "a brief gap in the probe subscription is not death");
+    assert.deepEqual(a.deaths, []);
+
+    // Gone for good: declared dead by probe, well before the lease would expire.
+    const goneAt = Date.now();
+    await eventually(async () => {
+      const entry = await a.topology.members.get(key);
+      return entry !== null && codecs.memberRecord.decode(entry.value).state === "dead";
+    }, "the vanished member is declared dead");
+    assert.deepEqual(a.deaths, [{ member: "hopper", why: "no-responders" }]);
+    assert.ok(Date.now() - goneAt < profile.leaseDurationMs, "by probe, not by lease");
     await a.ownership.stop();
   });
 });

@@ -53,6 +53,12 @@ export interface FleetTimings {
   readonly probeTimeoutMs: number;
   /** After this member reconnects to NATS, probe failures prove nothing for this long (peers reconnect too). */
   readonly probeGraceAfterReconnectMs: number;
+  /**
+   * A peer is declared dead by probe only when "no responders" still holds this long after the first one. A peer
+   * whose NATS node went away has no subscription until it reconnects to another node (tens of milliseconds);
+   * a dead process never gets one back.
+   */
+  readonly noRespondersConfirmMs: number;
   /** Any live member may claim a dead member's shard that its desired owner has not claimed after this long. */
   readonly orphanClaimAfterMs: number;
   /** At most this many shards are being drained and released by this member at once. */
@@ -64,6 +70,7 @@ export const DEFAULT_FLEET_TIMINGS: FleetTimings = {
   probeIntervalMs: 250,
   probeTimeoutMs: 1_000,
   probeGraceAfterReconnectMs: 3_000,
+  noRespondersConfirmMs: 300,
   orphanClaimAfterMs: 5_000,
   maxConcurrentReleases: 32,
 };
@@ -363,6 +370,8 @@ export class ShardOwnership {
   }
 
   private readonly probesInFlight = new Set<string>();
+  /** Peers whose last probe got "no responders": when the first of the current run of them came back. */
+  private readonly noRespondersSinceMs = new Map<string, number>();
 
   /** Probes every peer without one in flight; a slow peer never delays the probes of the others. */
   private async probePeers(): Promise<void> {
@@ -379,14 +388,29 @@ export class ShardOwnership {
           { timeout: this.timings.probeTimeoutMs },
         )
         .then(
-          () => undefined,
+          () => {
+            this.noRespondersSinceMs.delete(name);
+          },
           async (error: unknown) => {
             // Only "no responders" is proof: the member's connection (and with it its subscription) is gone.
             // A timeout may be a paused or slow peer; the lease path decides those.
             const noResponders =
               error instanceof natsErrors.NoRespondersError ||
               (error instanceof natsErrors.RequestError && error.isNoResponders());
-            if (graceOver && noResponders) await this.markDead(name, revision, "no-responders");
+            if (!noResponders || !graceOver) {
+              this.noRespondersSinceMs.delete(name);
+              return;
+            }
+            const sinceMs = this.noRespondersSinceMs.get(name);
+            if (sinceMs === undefined) {
+              this.noRespondersSinceMs.set(name, this.now());
+              // Ask again once the confirmation window is over instead of waiting for the next probe round.
+              setTimeout(() => void this.probePeers(), this.timings.noRespondersConfirmMs).unref();
+              return;
+            }
+            if (this.now() - sinceMs < this.timings.noRespondersConfirmMs) return;
+            this.noRespondersSinceMs.delete(name);
+            await this.markDead(name, revision, "no-responders");
           },
         )
         .finally(() => this.probesInFlight.delete(name));
