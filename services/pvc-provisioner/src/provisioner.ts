@@ -26,7 +26,7 @@ import type { ExecutorDeps, ExecutorHandle } from "../../common/src/executor/pro
 import type { PvcProvisionerSettings } from "./config.ts";
 import { createPvcMetrics } from "./metrics.ts";
 import type { PvcMetrics } from "./metrics.ts";
-import { Semaphore } from "./semaphore.ts";
+import { Semaphore } from "../../common/src/semaphore.ts";
 
 export interface PvcProvisionerHandle extends ExecutorHandle {
   readonly metrics: PvcMetrics;

@@ -16,6 +16,7 @@ import { DecodeError, STREAMS, codecs, objectSubjects } from "#protocol";
 import type { HeaderCarrier } from "#protocol";
 import type { Logger } from "../../../common/src/logger.ts";
 import { PULL_EXPIRES_MS } from "../../../common/src/pull.ts";
+import { Semaphore } from "../../../common/src/semaphore.ts";
 import type { ObjectStore, SetKey } from "../domain/object-store.ts";
 
 export interface IntakeListener {
@@ -27,6 +28,12 @@ export interface IntakeListener {
 /** Missed heartbeats (of PULL_EXPIRES_MS / 2 each) after which a feed drops its consumer and opens a new one. */
 const REOPEN_AFTER_MISSED_HEARTBEATS = 2;
 const REOPEN_RETRY_MS = 500;
+/**
+ * Shard feeds opened at once. A replica that takes over most of the 256 shards (its peers died) would otherwise
+ * send two JetStream API requests per shard in one burst; on a busy machine they time out together, and its lease
+ * renewals queue behind them until it self-fences (seen in the chaos soak).
+ */
+const OPEN_CONCURRENCY = 16;
 
 interface ShardFeed {
   messages: ConsumerMessages | undefined;
@@ -41,6 +48,7 @@ interface ShardFeed {
 export class ShardIntake {
   private readonly feeds = new Map<number, ShardFeed>();
   private readonly loggedReasons = new Set<string>();
+  private readonly opening = new Semaphore(OPEN_CONCURRENCY);
   private readonly js: JetStreamClient;
   private readonly jsm: JetStreamManager;
   private readonly store: ObjectStore;
@@ -69,10 +77,25 @@ export class ShardIntake {
     if (this.feeds.has(shard)) return;
     const feed: ShardFeed = { messages: undefined, synced: false, stopped: false, lastSeq: 0, targetSeq: 0 };
     this.feeds.set(shard, feed);
-    const last = await this.jsm.streams.getMessage(STREAMS.objects, { last_by_subj: objectSubjects.shardFilter(shard) }).catch(() => null);
-    feed.targetSeq = last?.seq ?? 0;
-    if (feed.targetSeq === 0) this.markSynced(shard, feed);
-    await this.consume(shard, feed);
+    await this.opening.acquire();
+    try {
+      // Retried until it works or the shard is closed: the shard stays owned, so giving up would leave it unserved.
+      while (!feed.stopped) {
+        try {
+          // null: the shard has no message yet. An error (timeout) must not count as "nothing to replay".
+          const last = await this.jsm.streams.getMessage(STREAMS.objects, { last_by_subj: objectSubjects.shardFilter(shard) });
+          feed.targetSeq = last?.seq ?? 0;
+          if (feed.targetSeq === 0) this.markSynced(shard, feed);
+          await this.consume(shard, feed);
+          return;
+        } catch (error) {
+          this.logger.warn({ shard, err: error }, "opening the shard feed failed; retrying");
+          await sleep(REOPEN_RETRY_MS);
+        }
+      }
+    } finally {
+      this.opening.release();
+    }
   }
 
   private markSynced(shard: number, feed: ShardFeed): void {
