@@ -6,10 +6,12 @@
 // from the last write before the stop until the sets converged; the churn keeps work pending all along).
 //
 // KNOWN FAILURES, so the scenarios run only with STSFLEET_CHAOS_CLUSTER=1 (not in `npm test`):
-// - SIGTERM (leaders step down): the stall stays under 5 s (4.1 s measured), but I6 fails. A replica connected to
+// - SIGTERM (leaders step down): the stall stayed under 5 s (4.1 s measured), but I6 failed. A replica connected to
 //   the stopped node reconnects within a second, and in that window its probe subject has no subscriber, so a
-//   peer's probe gets "no responders" and declares it dead (ownership.ts treats that as proof of death). Both
-//   replicas then fight over the shards for ~20 s (424 failovers, shards ownerless up to 6 s).
+//   peer's probe got "no responders" and declared it dead; both replicas then fought over the shards for ~20 s.
+//   Fixed since (ownership.ts confirms "no responders" 300 ms later, ADR 0071). A later run with that fix had no
+//   false death, but both actors' lease renews failed for > 10 s ("jetstream is not enabled", the members
+//   bucket without a leader), both self-fenced, and one set did not converge within 90 s; not yet explained.
 // - SIGKILL: the followers of every group the node led wait out nats-server's Raft election timeout (4-9 s); the
 //   actors' shard feeds (R1 ordered consumers) on that node die and are re-created (intake.ts); one run converged
 //   with an 18 s stall; after an earlier node restart in the same stack JetStream stayed unavailable for > 90 s.
