@@ -54,4 +54,15 @@ describe("demo", () => {
     const pending = [...claims.slice(0, 2), { metadata: { name: "data-web-2" }, status: { phase: "Pending" } }];
     assert.equal(progressLines(INITIAL_PROGRESS, { pods: readyPods, claims: pending }, 0).progress.done, false);
   });
+
+  it("is not done until the StatefulSet's status shows every replica ready at its generation (what kubectl get sts shows)", () => {
+    const pods = [pod("web-0", true), pod("web-1", true), pod("web-2", true)];
+    const claims = ["data-web-0", "data-web-1", "data-web-2"].map(bound);
+    const lagging = { metadata: { generation: 1 }, status: { observedGeneration: 1, readyReplicas: 2 } };
+    const stale = { metadata: { generation: 2 }, status: { observedGeneration: 1, readyReplicas: 3 } };
+    const current = { metadata: { generation: 2 }, status: { observedGeneration: 2, readyReplicas: 3 } };
+    assert.equal(progressLines(INITIAL_PROGRESS, { pods, claims, set: lagging }, 0).progress.done, false);
+    assert.equal(progressLines(INITIAL_PROGRESS, { pods, claims, set: stale }, 0).progress.done, false);
+    assert.equal(progressLines(INITIAL_PROGRESS, { pods, claims, set: current }, 0).progress.done, true);
+  });
 });

@@ -78,10 +78,17 @@ interface ClaimLike {
   status?: { phase?: string };
 }
 
+interface SetLike {
+  metadata?: { generation?: number };
+  status?: { observedGeneration?: number; readyReplicas?: number };
+}
+
 /** What one look at the cluster found. */
 export interface DemoObservation {
   readonly pods: readonly PodLike[];
   readonly claims: readonly ClaimLike[];
+  /** The demo StatefulSet: "ready" also waits for its status, which is what `kubectl get sts` shows. */
+  readonly set?: SetLike | undefined;
 }
 
 export interface DemoProgress {
@@ -133,7 +140,11 @@ export function progressLines(previous: DemoProgress, observation: DemoObservati
   }
   const readyNow = pods.filter(isReady).length;
   const bound = observation.claims.filter((c) => c.metadata?.name?.startsWith(`data-${DEMO_NAME}-`) && c.status?.phase === "Bound").length;
-  const done = readyNow >= DEMO_REPLICAS && bound >= DEMO_REPLICAS;
+  const set = observation.set;
+  const statusCurrent =
+    set === undefined ||
+    ((set.status?.observedGeneration ?? 0) >= (set.metadata?.generation ?? 0) && (set.status?.readyReplicas ?? 0) >= DEMO_REPLICAS);
+  const done = readyNow >= DEMO_REPLICAS && bound >= DEMO_REPLICAS && statusCurrent;
   if (done && !previous.done) {
     lines.push(
       `demo: statefulset/${DEMO_NAME} is ready: ${readyNow}/${DEMO_REPLICAS} pods Running/Ready, ${bound} claims Bound (${(elapsedMs / 1000).toFixed(1)} s)`,
@@ -158,11 +169,12 @@ export async function runDemo(options: {
   while (!options.signal.aborted) {
     try {
       const selector = { labelSelector: `app=${DEMO_NAME}` };
-      const [pods, claims] = await Promise.all([
+      const [pods, claims, set] = await Promise.all([
         kube.list<{ items: PodLike[] }>({ ...RESOURCES.pods, namespace: DEMO_NAMESPACE }, selector),
         kube.list<{ items: ClaimLike[] }>({ ...RESOURCES.persistentvolumeclaims, namespace: DEMO_NAMESPACE }),
+        kube.get<SetLike>({ ...RESOURCES.statefulsets, namespace: DEMO_NAMESPACE, name: DEMO_NAME }),
       ]);
-      const next = progressLines(progress, { pods: pods.items, claims: claims.items }, performance.now() - started);
+      const next = progressLines(progress, { pods: pods.items, claims: claims.items, set }, performance.now() - started);
       next.lines.forEach((line) => options.print(line));
       progress = next.progress;
       if (progress.done) return true;
