@@ -18,6 +18,12 @@ import { writeStackFile } from "./state.ts";
 import { compactRanges, formatStatus, runStatus, summarize, wrap } from "./status.ts";
 import type { FleetStatus, HistoryEntry, StatusInput } from "./status.ts";
 
+// Started before any suite is declared: a root-level `after` registered while a declared suite may already have
+// finished can run early and stop the server under the suites that follow (a fresh-clone CI run saw exactly that).
+const server = await useNatsServer();
+/** JetStream, but no fleet buckets. */
+const bare = await useNatsServer();
+
 function member(name: string, incarnation: string, state: MemberRecord["state"] = "alive"): MemberRecord {
   return {
     type: "member",
@@ -170,9 +176,6 @@ describe("stsfleet status: summary (pure)", () => {
   });
 });
 
-const server = await useNatsServer();
-/** JetStream, but no fleet buckets. */
-const bare = await useNatsServer();
 
 describe("stsfleet status: against a real nats-server", () => {
   const dir = mkdtempSync(join(tmpdir(), "stsfleet-status-"));
