@@ -80,12 +80,16 @@ describe("metrics of every service after a rollout", () => {
     await nc.drain();
     // Ownership settles after start (the first member takes everything, then hands shards over to the second).
     scrapes = await waitFor(
-      "both actors to own shards, all 256 between them",
+      "both actors to own shards, all 256 between them, each owned shard's feed synced",
       async () => {
         const all = await scrapeAll();
-        const owned = all.filter((s) => s.service === "actor").map((s) => sum(s, "stsfleet_shards_owned"));
+        const actors = all.filter((s) => s.service === "actor");
+        const owned = actors.map((s) => sum(s, "stsfleet_shards_owned"));
+        // A handoff just before the scrape leaves the new owner's feeds replaying for a moment (opened 16 at a time).
+        const synced = actors.map((s) => sum(s, "stsfleet_shards_synced"));
         const dropped = all.some((s) => s.service === "status-writer" && sum(s, "stsfleet_dropped_messages_total") > 0);
-        return owned.reduce((a, b) => a + b, 0) === 256 && owned.every((n) => n > 0) && dropped ? all : undefined;
+        const settled = owned.reduce((a, b) => a + b, 0) === 256 && owned.every((n) => n > 0) && synced.every((n, i) => n === owned[i]);
+        return settled && dropped ? all : undefined;
       },
       { timeoutMs: 60_000 },
     );
