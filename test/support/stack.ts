@@ -10,6 +10,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { KubeConfig } from "@kubernetes/client-node";
 import { KubeApiError, KubeClient, loadKubeConfig, RESOURCES } from "../../services/common/src/kube.ts";
 import { userAgent } from "../../services/common/src/version.ts";
+import { parseAuditLog } from "../../tools/chaos/facts.ts";
+import type { AuditWrite } from "../../tools/chaos/facts.ts";
 import { startStack } from "../../tools/stsfleet/src/stack.ts";
 import type { Stack, StackOptions } from "../../tools/stsfleet/src/stack.ts";
 
@@ -60,68 +62,8 @@ export async function waitFor<T>(
 
 // --- audit log -------------------------------------------------------------------------------------------------
 
-/** One `audit.k8s.io/v1` Event as the simulator writes it, with the fields the tests order by. */
-export interface AuditEvent {
-  readonly verb: string;
-  readonly resource: string;
-  readonly subresource: string | undefined;
-  readonly namespace: string | undefined;
-  readonly name: string | undefined;
-  readonly code: number;
-  readonly reason: string | undefined;
-  readonly userAgent: string;
-  readonly username: string;
-  /** `actor`, `watcher`, … parsed from `stsfleet-<service>/<version> (<instance>)`; undefined for other clients. */
-  readonly service: string | undefined;
-  readonly instance: string | undefined;
-  /** Microseconds since the epoch. */
-  readonly receivedUs: number;
-  readonly completedUs: number;
-  /** Position in the file. */
-  readonly index: number;
-}
-
-/** `2026-01-02T03:04:05.123456Z` -> microseconds since the epoch. */
-export function parseMicroTime(value: string): number {
-  const match = /^(.*T\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?Z$/.exec(value);
-  if (!match?.[1]) throw new Error(`not an RFC 3339 time: ${value}`);
-  const fraction = (match[2] ?? "").padEnd(6, "0").slice(0, 6);
-  return Date.parse(`${match[1]}Z`) * 1000 + Number(fraction);
-}
-
-const USER_AGENT_RE = /^stsfleet-([a-z-]+)\/\S+ \(([^)]*)\)$/;
-
-interface RawAuditEvent {
-  verb?: string;
-  userAgent?: string;
-  user?: { username?: string };
-  objectRef?: { resource?: string; subresource?: string; namespace?: string; name?: string };
-  responseStatus?: { code?: number; reason?: string };
-  requestReceivedTimestamp?: string;
-  stageTimestamp?: string;
-}
-
-export function parseAuditLine(line: string, index: number): AuditEvent {
-  const raw = JSON.parse(line) as RawAuditEvent;
-  const ua = raw.userAgent ?? "";
-  const match = USER_AGENT_RE.exec(ua);
-  return {
-    verb: raw.verb ?? "",
-    resource: raw.objectRef?.resource ?? "",
-    subresource: raw.objectRef?.subresource,
-    namespace: raw.objectRef?.namespace,
-    name: raw.objectRef?.name,
-    code: raw.responseStatus?.code ?? 0,
-    reason: raw.responseStatus?.reason,
-    userAgent: ua,
-    username: raw.user?.username ?? "",
-    service: match?.[1],
-    instance: match?.[2],
-    receivedUs: parseMicroTime(raw.requestReceivedTimestamp ?? ""),
-    completedUs: parseMicroTime(raw.stageTimestamp ?? ""),
-    index,
-  };
-}
+/** One `audit.k8s.io/v1` Event as the simulator writes it (the chaos checker's parser, one for both). */
+export type AuditEvent = AuditWrite;
 
 export interface AuditFilter {
   readonly verb?: string | readonly string[];
@@ -150,17 +92,7 @@ export class AuditLog {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
       throw error;
     }
-    const lines = text.split("\n");
-    const events: AuditEvent[] = [];
-    lines.forEach((line, index) => {
-      if (line.trim() === "") return;
-      try {
-        events.push(parseAuditLine(line, index));
-      } catch (error) {
-        if (index !== lines.length - 1) throw error;
-      }
-    });
-    return events;
+    return parseAuditLog(text);
   }
 
   where(filter: AuditFilter): AuditEvent[] {

@@ -25,7 +25,9 @@ export interface AuditWrite {
   readonly name: string | undefined;
   readonly code: number;
   readonly reason: string | undefined;
-  /** `actor`, `pvc-provisioner`, … from `stsfleet-<service>/<version> (<instance>)`. */
+  readonly userAgent: string;
+  readonly username: string;
+  /** `actor`, `pvc-provisioner`, … from `stsfleet-<service>/<version> (<instance>)`; undefined for other clients. */
   readonly service: string | undefined;
   readonly instance: string | undefined;
   /** From annotation `stsfleet.dev/epoch` (`<shard>/<epoch>/<member>`), sent by actors on every write. */
@@ -54,11 +56,36 @@ export function parseWriterEpoch(value: string | undefined): WriterEpoch | undef
 interface RawAuditEvent {
   verb?: string;
   userAgent?: string;
+  user?: { username?: string };
   objectRef?: { resource?: string; subresource?: string; namespace?: string; name?: string };
   responseStatus?: { code?: number; reason?: string };
   requestReceivedTimestamp?: string;
   stageTimestamp?: string;
   annotations?: Record<string, string>;
+}
+
+/** One audit.k8s.io/v1 Event line as the simulator writes it; throws on a line that is not JSON. */
+export function parseAuditLine(line: string, index: number): AuditWrite {
+  const raw = JSON.parse(line) as RawAuditEvent;
+  const userAgent = raw.userAgent ?? "";
+  const agent = USER_AGENT_RE.exec(userAgent);
+  return {
+    index,
+    verb: raw.verb ?? "",
+    resource: raw.objectRef?.resource ?? "",
+    subresource: raw.objectRef?.subresource,
+    namespace: raw.objectRef?.namespace,
+    name: raw.objectRef?.name,
+    code: raw.responseStatus?.code ?? 0,
+    reason: raw.responseStatus?.reason,
+    userAgent,
+    username: raw.user?.username ?? "",
+    service: agent?.[1],
+    instance: agent?.[2],
+    epoch: parseWriterEpoch(raw.annotations?.[EPOCH_ANNOTATION]),
+    receivedUs: microTime(raw.requestReceivedTimestamp ?? ""),
+    completedUs: microTime(raw.stageTimestamp ?? ""),
+  };
 }
 
 /** Parses audit.k8s.io/v1 Events, one per line; a torn last line (still being written) is skipped. */
@@ -67,29 +94,13 @@ export function parseAuditLog(text: string): AuditWrite[] {
   const writes: AuditWrite[] = [];
   lines.forEach((line, index) => {
     if (line.trim() === "") return;
-    let raw: RawAuditEvent;
     try {
-      raw = JSON.parse(line) as RawAuditEvent;
+      writes.push(parseAuditLine(line, index));
     } catch (error) {
       if (index === lines.length - 1) return;
-      throw new Error(`audit log line ${index + 1} is not JSON: ${(error as Error).message}`, { cause: error });
+      const what = error instanceof SyntaxError ? "is not JSON" : "is not an audit event";
+      throw new Error(`audit log line ${index + 1} ${what}: ${(error as Error).message}`, { cause: error });
     }
-    const agent = USER_AGENT_RE.exec(raw.userAgent ?? "");
-    writes.push({
-      index,
-      verb: raw.verb ?? "",
-      resource: raw.objectRef?.resource ?? "",
-      subresource: raw.objectRef?.subresource,
-      namespace: raw.objectRef?.namespace,
-      name: raw.objectRef?.name,
-      code: raw.responseStatus?.code ?? 0,
-      reason: raw.responseStatus?.reason,
-      service: agent?.[1],
-      instance: agent?.[2],
-      epoch: parseWriterEpoch(raw.annotations?.[EPOCH_ANNOTATION]),
-      receivedUs: microTime(raw.requestReceivedTimestamp ?? ""),
-      completedUs: microTime(raw.stageTimestamp ?? ""),
-    });
   });
   return writes;
 }

@@ -15,6 +15,8 @@ function write(receivedMs: number, epoch: { shard: number; epoch: number; member
     name: "web-0",
     code,
     reason: undefined,
+    userAgent: `stsfleet-actor/test (${epoch?.member ?? ""})`,
+    username: "",
     service: "actor",
     instance: epoch?.member,
     epoch,

@@ -3,29 +3,14 @@
 // its CPU is measured apart from the controllers, and every mode (fleet, workqueue, floor) runs over it.
 import { createWriteStream } from "node:fs";
 import { Option } from "commander";
-import { buildCommand } from "../../kube-sim/src/cli.ts";
+import { buildCommand, simOptionsFrom } from "../../kube-sim/src/cli.ts";
+import type { CliOptions } from "../../kube-sim/src/cli.ts";
 import { startKubeSim } from "../../kube-sim/src/main.ts";
 import { SetProbe, isReadyJson, nowMicros } from "./probe.ts";
 import type { ProbeRecord } from "./probe.ts";
 
-interface Options {
-  port: number;
-  host: string;
-  kubeconfigOut?: string;
-  auditLog?: string;
+interface Options extends CliOptions {
   probeLog: string;
-  historyWindow: number;
-  bookmarkIntervalMs: number;
-  watchCoalesceMs: number;
-  latencyMs: number;
-  errorRate: number;
-  conflictRate: number;
-  dropWatchesEveryMs: number;
-  nodeName: string;
-  scheduleDelayMs: number;
-  startDelayMs: number;
-  terminationDelayMs: number;
-  bindDelayMs: number;
 }
 
 async function main(argv: string[]): Promise<void> {
@@ -34,23 +19,7 @@ async function main(argv: string[]): Promise<void> {
     .addOption(new Option("--probe-log <path>", "append pod-Ready and set-converged records (JSON lines)").makeOptionMandatory());
   command.parse(argv);
   const o = command.opts<Options>();
-  const sim = await startKubeSim({
-    port: o.port,
-    host: o.host,
-    ...(o.kubeconfigOut !== undefined ? { kubeconfigOut: o.kubeconfigOut } : {}),
-    ...(o.auditLog !== undefined ? { auditLog: o.auditLog } : {}),
-    historyWindow: o.historyWindow,
-    bookmarkIntervalMs: o.bookmarkIntervalMs,
-    watchCoalesceMs: o.watchCoalesceMs,
-    faults: { latencyMs: o.latencyMs, errorRate: o.errorRate, conflictRate: o.conflictRate, dropWatchesEveryMs: o.dropWatchesEveryMs },
-    kubelet: {
-      nodeName: o.nodeName,
-      scheduleDelayMs: o.scheduleDelayMs,
-      startDelayMs: o.startDelayMs,
-      terminationDelayMs: o.terminationDelayMs,
-      bindDelayMs: o.bindDelayMs,
-    },
-  });
+  const sim = await startKubeSim(simOptionsFrom(o));
   const out = createWriteStream(o.probeLog, { flags: "a" });
   const write = (record: ProbeRecord) => out.write(`${JSON.stringify(record)}\n`);
   const sets = new SetProbe();

@@ -2,6 +2,7 @@
 // cleanly on SIGINT/SIGTERM.
 import { Command, InvalidArgumentError, Option } from "commander";
 import { DEFAULT_BOOKMARK_INTERVAL_MS, DEFAULT_HISTORY_WINDOW, DEFAULT_WATCH_COALESCE_MS, startKubeSim } from "./main.ts";
+import type { KubeSimOptions } from "./main.ts";
 import { DEFAULT_KUBELET } from "./kubelet/kubelet.ts";
 
 function nonNegativeInt(name: string) {
@@ -45,7 +46,8 @@ export function buildCommand(): Command {
     .addOption(intOpt("--bind-delay-ms <ms>", "volume binder: delay before a pending claim is bound to a new volume", "KUBE_SIM_BIND_DELAY_MS", DEFAULT_KUBELET.bindDelayMs));
 }
 
-interface CliOptions {
+/** The parsed flags of buildCommand(). */
+export interface CliOptions {
   port: number;
   host: string;
   kubeconfigOut?: string;
@@ -64,11 +66,9 @@ interface CliOptions {
   bindDelayMs: number;
 }
 
-export async function main(argv: string[]): Promise<void> {
-  const cmd = buildCommand();
-  cmd.parse(argv);
-  const o = cmd.opts<CliOptions>();
-  const sim = await startKubeSim({
+/** The simulator's options from the parsed flags (shared with the benchmark's simulator process). */
+export function simOptionsFrom(o: CliOptions): KubeSimOptions {
+  return {
     port: o.port,
     host: o.host,
     ...(o.kubeconfigOut !== undefined ? { kubeconfigOut: o.kubeconfigOut } : {}),
@@ -78,7 +78,13 @@ export async function main(argv: string[]): Promise<void> {
     watchCoalesceMs: o.watchCoalesceMs,
     faults: { latencyMs: o.latencyMs, errorRate: o.errorRate, conflictRate: o.conflictRate, dropWatchesEveryMs: o.dropWatchesEveryMs },
     kubelet: { nodeName: o.nodeName, scheduleDelayMs: o.scheduleDelayMs, startDelayMs: o.startDelayMs, terminationDelayMs: o.terminationDelayMs, bindDelayMs: o.bindDelayMs },
-  });
+  };
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const cmd = buildCommand();
+  cmd.parse(argv);
+  const sim = await startKubeSim(simOptionsFrom(cmd.opts<CliOptions>()));
   process.stdout.write(`kube-sim listening on ${sim.url}${sim.kubeconfigPath !== undefined ? ` (kubeconfig ${sim.kubeconfigPath})` : ""}\n`);
   let stopping = false;
   const shutdown = (signal: NodeJS.Signals) => {
