@@ -1,10 +1,11 @@
 // Helpers for the packaging tests: locating external tools (they are optional; tests skip with the reason when one
 // is missing), running them, reading YAML, and the facts every packaging test shares.
 import { spawn } from "node:child_process";
-import { accessSync, constants, mkdirSync, mkdtempSync, readFileSync } from "node:fs";
-import { delimiter, join } from "node:path";
+import { mkdirSync, mkdtempSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadAll } from "js-yaml";
+import { onPath } from "../../tools/stsfleet/src/which.ts";
 
 export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -32,19 +33,7 @@ export function repoTempDir(prefix: string): string {
 }
 
 /** The absolute path of `name` on the PATH, or undefined. */
-export function findExecutable(name: string): string | undefined {
-  for (const dir of (process.env["PATH"] ?? "").split(delimiter)) {
-    if (dir === "") continue;
-    const candidate = join(dir, name);
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
-}
+export const findExecutable = onPath;
 
 export interface RunResult {
   readonly code: number | null;
