@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { setTimeout as sleep } from "node:timers/promises";
 import { after, describe, it } from "node:test";
+import type { KV } from "@nats-io/kv";
 import { connect } from "@nats-io/transport-node";
 import { codecs, memberKeys, probeSubjects, shardKeys } from "#protocol";
 import { useNatsServer } from "../../../../test/support/nats.ts";
@@ -14,6 +15,21 @@ import type { FleetTimings, LeaseProfile } from "./ownership.ts";
 const logger = createLogger({ service: "test", instance: "t", level: "silent", format: "json" });
 const profile: LeaseProfile = { leaseDurationMs: 1_500, renewDeadlineMs: 1_000, retryPeriodMs: 200 };
 const timings: Partial<FleetTimings> = { stableAfterMs: 300, probeIntervalMs: 100, probeTimeoutMs: 300, probeGraceAfterReconnectMs: 500, noRespondersConfirmMs: 300 };
+
+/** The member record of a peer the test plays by hand. */
+function peerRecord(name: string, incarnation: string, state: "alive" | "dead"): Uint8Array {
+  return codecs.memberRecord.encode({
+    type: "member",
+    name,
+    incarnation,
+    state,
+    leaseDurationMs: profile.leaseDurationMs,
+    renewDeadlineMs: profile.renewDeadlineMs,
+    retryPeriodMs: profile.retryPeriodMs,
+    version: "test",
+    startedAtMs: Date.now(),
+  });
+}
 
 async function eventually(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -30,7 +46,7 @@ describe("fleet ownership", async () => {
     for (const close of closers) await close().catch(() => undefined);
   });
 
-  async function member(name: string) {
+  async function member(name: string, options: { wrapShards?: (shards: KV) => KV } = {}) {
     const connection = await connect({ servers: server.url, name });
     closers.push(() => connection.close());
     const topology = await provisionTopology(connection, { replicas: 1 });
@@ -41,7 +57,7 @@ describe("fleet ownership", async () => {
       onDeath: (event) => deaths.push(event),
       connection,
       members: topology.members,
-      shards: topology.shards,
+      shards: options.wrapShards ? options.wrapShards(topology.shards) : topology.shards,
       name,
       profile,
       timings,
@@ -107,6 +123,88 @@ describe("fleet ownership", async () => {
     await a.ownership.stop();
   });
 
+  /** What the bucket says about each shard this member believes it owns, where the two disagree. */
+  async function disagreements(m: { name: string; topology: { shards: KV }; ownership: ShardOwnership }): Promise<string[]> {
+    const found: string[] = [];
+    for (const [shard, epoch] of m.ownership.ownedShards()) {
+      const entry = await m.topology.shards.get(shardKeys.build(shard));
+      const record = entry ? codecs.shardRecord.decode(entry.value) : undefined;
+      if (entry?.revision !== epoch || record?.owner !== m.name || record.state !== "owned" || record.incarnation !== m.ownership.incarnation) {
+        found.push(`shard ${shard}: believed epoch ${epoch}, bucket ${record?.state ?? "none"} by ${record?.owner ?? "-"} at ${entry?.revision ?? "-"}`);
+      }
+    }
+    return found;
+  }
+
+  // Chaos S9 (scale 1 -> 3 -> 1) found this: a member took back a shard whose record was its own "released" one
+  // without writing, so its epoch was the release's revision, and a peer's claim of the same shard went unnoticed.
+  it("takes back a shard it released with a compare-and-set write, never by assuming the old record", async () => {
+    const a = await member("actor-back");
+    await eventually(() => a.ownership.ownedShards().size === 256, "a owns every shard");
+    // A peer that is alive (renews, answers probes) but never claims: a releases the peer's share to it.
+    const ghost = await connect({ servers: server.url, name: "ghost" });
+    closers.push(() => ghost.close());
+    ghost.subscribe(probeSubjects.build("ghost"), { callback: (_error, message) => void message.respond(new Uint8Array()) });
+    await ghost.flush();
+    const key = memberKeys.build("ghost");
+    const record = (state: "alive" | "dead") => peerRecord("ghost", "g1", state);
+    let revision = await a.topology.members.put(key, record("alive"));
+    const renewing = setInterval(() => {
+      void a.topology.members.update(key, record("alive"), revision).then((next) => (revision = next), () => undefined);
+    }, 100);
+    try {
+      await eventually(() => a.ownership.ownedShards().size < 200, "a released the ghost's share");
+    } finally {
+      clearInterval(renewing);
+    }
+    await sleep(150);
+    await a.topology.members.update(key, record("dead"), revision);
+    await eventually(() => a.ownership.ownedShards().size === 256, "a takes every shard back");
+    assert.deepEqual(await disagreements(a), [], "every shard a owns is recorded as a's claim at a's epoch");
+    await a.ownership.stop();
+  });
+
+  it("does not record a claim that the watch has already seen overtaken while the claim batch was in flight", async () => {
+    const overtaken = 7;
+    const slow = 200;
+    const slowKey = shardKeys.build(slow);
+    // The claim of one shard of the batch takes 800 ms, so the batch's other claims wait for it.
+    const delaySlowShard = (shards: KV): KV =>
+      new Proxy(shards, {
+        get(target, property, receiver) {
+          const value: unknown = Reflect.get(target, property, receiver);
+          if ((property !== "update" && property !== "create") || typeof value !== "function") return value;
+          return async (...args: unknown[]) => {
+            if (args[0] === slowKey) await sleep(800);
+            return Reflect.apply(value, target, args) as unknown;
+          };
+        },
+      });
+    const observer = await connect({ servers: server.url, name: "intruder" });
+    closers.push(() => observer.close());
+    const { shards } = await provisionTopology(observer, { replicas: 1 });
+    const starting = member("actor-batch", { wrapShards: delaySlowShard });
+    // As soon as the member's claim of the overtaken shard is in the bucket, someone else takes it by CAS (a peer
+    // that saw the member as suspect, say); the member's batch is still waiting for the slow shard.
+    let takenAt = 0;
+    const deadline = Date.now() + 5_000;
+    while (takenAt === 0 && Date.now() < deadline) {
+      const entry = await shards.get(shardKeys.build(overtaken));
+      const record = entry ? codecs.shardRecord.decode(entry.value) : undefined;
+      if (entry && record?.owner === "actor-batch" && record.state === "owned") {
+        const intruder = codecs.shardRecord.encode({ type: "shard", shard: overtaken, owner: "intruder", incarnation: "i1", state: "owned" });
+        takenAt = await shards.update(shardKeys.build(overtaken), intruder, entry.revision);
+      } else await sleep(5);
+    }
+    assert.ok(takenAt > 0, "the test took the shard while the batch was in flight");
+    const a = await starting;
+    await eventually(() => a.ownership.ownedShards().size >= 255, "the batch completed");
+    assert.equal(a.ownership.epochOf(overtaken), undefined, "the overtaken claim is not believed");
+    assert.deepEqual(await disagreements(a), []);
+    assert.ok(!a.gained.includes(overtaken), "nor announced to the listener");
+    await a.ownership.stop();
+  });
+
   it("declares a paused member dead only after the lease expires (a probe timeout proves nothing)", async () => {
     const a = await member("actor-p");
     await eventually(() => a.ownership.ownedShards().size > 0, "a owns shards");
@@ -118,17 +216,7 @@ describe("fleet ownership", async () => {
     const key = memberKeys.build("zombie");
     await a.topology.members.put(
       key,
-      codecs.memberRecord.encode({
-        type: "member",
-        name: "zombie",
-        incarnation: "z1",
-        state: "alive",
-        leaseDurationMs: 1_500,
-        renewDeadlineMs: 1_000,
-        retryPeriodMs: 200,
-        version: "test",
-        startedAtMs: Date.now(),
-      }),
+      peerRecord("zombie", "z1", "alive"),
     );
     const seenAt = Date.now();
     await eventually(async () => {
@@ -148,18 +236,7 @@ describe("fleet ownership", async () => {
     const peer = await connect({ servers: server.url, name: "hopper" });
     closers.push(() => peer.close());
     const key = memberKeys.build("hopper");
-    const record = (state: "alive" | "dead") =>
-      codecs.memberRecord.encode({
-        type: "member",
-        name: "hopper",
-        incarnation: "h1",
-        state,
-        leaseDurationMs: 1_500,
-        renewDeadlineMs: 1_000,
-        retryPeriodMs: 200,
-        version: "test",
-        startedAtMs: Date.now(),
-      });
+    const record = (state: "alive" | "dead") => peerRecord("hopper", "h1", state);
     let revision = await a.topology.members.put(key, record("alive"));
     const answer = () => peer.subscribe(probeSubjects.build("hopper"), { callback: (_error, message) => void message.respond(new Uint8Array()) });
     const until = Date.now() + 3_000;

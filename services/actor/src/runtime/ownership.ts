@@ -101,6 +101,11 @@ function decode<T>(entry: KvEntry | null | undefined, decoder: (bytes: Uint8Arra
   }
 }
 
+/** Same owner, incarnation and state: the record was only rewritten, nobody else took the shard. */
+function sameHolder(a: ShardRecord | undefined, b: ShardRecord | undefined): boolean {
+  return a?.owner === b?.owner && a?.incarnation === b?.incarnation && a?.state === b?.state;
+}
+
 interface MemberView {
   record: MemberRecord | undefined;
   revision: number;
@@ -120,6 +125,8 @@ export class ShardOwnership {
   private currentIncarnation = randomUUID();
   private readonly owned = new Map<number, number>();
   private readonly releasing = new Set<number>();
+  /** Shards claimed by the batch in flight, not yet passed to listener.gained. */
+  private readonly claimedNotAnnounced = new Set<number>();
   private readonly memberViews = new Map<string, MemberView>();
   private readonly shardViews = new Map<number, ShardView>();
   private readonly liveness = new LivenessObserver();
@@ -299,14 +306,17 @@ export class ShardOwnership {
       record,
       revision: entry.revision,
       writtenAtMs: entry.created.getTime(),
-      orphanSinceMs: previous?.orphanSinceMs,
+      // The orphan clock belongs to one holder: a claim by someone else restarts it, or a shard orphaned long ago
+      // would look claimable the moment a new owner takes it (before its member record is seen).
+      orphanSinceMs: sameHolder(previous?.record, record) ? previous?.orphanSinceMs : undefined,
     });
     // Someone else now holds a shard we think we own: we were fenced (marked dead, or a race we lost).
     const ours = this.owned.get(shard);
     if (ours !== undefined && entry.revision > ours && !(record?.owner === this.options.name && record.incarnation === this.incarnation)) {
       this.options.logger.warn({ shard, ours, theirs: entry.revision, owner: record?.owner }, "shard taken over; dropping it");
       this.owned.delete(shard);
-      this.options.listener.lost([shard]);
+      // A claim of the batch still in flight was never announced, so there is nothing to take back.
+      if (!this.claimedNotAnnounced.delete(shard)) this.options.listener.lost([shard]);
     }
     this.scheduleReconcile();
   }
@@ -363,10 +373,11 @@ export class ShardOwnership {
 
   private loseAll(): void {
     if (this.owned.size === 0) return;
-    const lost = [...this.owned.keys()];
+    const lost = [...this.owned.keys()].filter((shard) => !this.claimedNotAnnounced.has(shard));
     this.owned.clear();
     this.releasing.clear();
-    this.options.listener.lost(lost);
+    this.claimedNotAnnounced.clear();
+    if (lost.length > 0) this.options.listener.lost(lost);
   }
 
   private readonly probesInFlight = new Set<string>();
@@ -495,7 +506,7 @@ export class ShardOwnership {
       if (this.leaving) continue;
       const record = view?.record;
       // A record of ours that says "released" is free like any other: we gave it away on purpose.
-      const mine = record?.state === "owned" && record.owner === this.options.name && record.incarnation === this.incarnation;
+      const mine = this.isOwnClaim(record);
       const status = record && record.state === "owned" && !mine ? this.ownerStatus(record) : "dead";
       if (status === "alive") {
         if (view) view.orphanSinceMs = undefined;
@@ -515,25 +526,39 @@ export class ShardOwnership {
 
   private async claim(claims: readonly { shard: number; view: ShardView | undefined }[]): Promise<void> {
     const gained = new Map<number, number>();
+    const incarnation = this.incarnation;
     await Promise.all(
       claims.map(async ({ shard, view }) => {
         const key = shardKeys.build(shard);
         const record = view?.record;
         try {
           let epoch: number;
-          if (record && record.owner === this.options.name && record.incarnation === this.incarnation && view) {
-            epoch = view.revision; // already ours (e.g. after a lease lapse that nobody exploited)
+          if (view && record?.state === "owned" && record.owner === this.options.name && record.incarnation === this.incarnation) {
+            epoch = view.revision; // still ours (e.g. after a lease lapse that nobody exploited)
           } else {
+            // A record of ours that says "released" is taken back by a write like anyone's claim: someone may
+            // have claimed it after the revision we saw, and only the compare-and-set can tell.
             const value = codecs.shardRecord.encode({
               type: "shard",
               shard,
               owner: this.options.name,
-              incarnation: this.incarnation,
+              incarnation,
               state: "owned",
             });
             epoch = view ? await this.options.shards.update(key, value, view.revision) : await this.options.shards.create(key, value);
           }
+          // The watch may already have shown a newer record (a takeover while this batch was in flight): then
+          // the claim is already lost, and recording it now would leave us believing in an epoch nobody holds.
+          // Fenced, stopped or re-joined meanwhile: the record stays in the bucket and the next reconcile decides.
+          if (this.stopped || !this.leaseFresh() || this.incarnation !== incarnation) return;
+          const current = this.shardViews.get(shard);
+          if (current && current.revision > epoch && !this.isOwnClaim(current.record)) {
+            this.options.logger.warn({ shard, epoch, theirs: current.revision, owner: current.record?.owner }, "claim overtaken before it was recorded");
+            return;
+          }
           gained.set(shard, epoch);
+          this.owned.set(shard, epoch);
+          this.claimedNotAnnounced.add(shard);
           const kind = !record ? "initial" : record.state === "released" ? "graceful" : "failover";
           // Graceful: since the release. Failover: since the previous owner was declared dead (if we saw that).
           const previousOwner = record ? this.memberViews.get(record.owner) : undefined;
@@ -545,10 +570,18 @@ export class ShardOwnership {
         }
       }),
     );
+    // A takeover seen by the watch during the batch already removed the shard again.
+    for (const [shard, epoch] of gained) {
+      this.claimedNotAnnounced.delete(shard);
+      if (this.owned.get(shard) !== epoch) gained.delete(shard);
+    }
     if (gained.size === 0) return;
-    for (const [shard, epoch] of gained) this.owned.set(shard, epoch);
     this.options.logger.info({ claimed: gained.size, owned: this.owned.size }, "claimed shards");
     this.options.listener.gained(gained);
+  }
+
+  private isOwnClaim(record: ShardRecord | undefined): boolean {
+    return record?.state === "owned" && record.owner === this.options.name && record.incarnation === this.incarnation;
   }
 
   private async release(shard: number): Promise<void> {
