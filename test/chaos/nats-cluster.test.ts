@@ -21,6 +21,7 @@
 //   with an 18 s stall; after an earlier node restart in the same stack JetStream stayed unavailable for > 90 s.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import type { TestContext } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { BUCKETS, STREAMS } from "#protocol";
@@ -89,66 +90,84 @@ async function waitReplicated(timeoutMs = 60_000): Promise<void> {
 
 const KNOWN_FAILURE = process.env["STSFLEET_CHAOS_CLUSTER"] === "1" ? false : "known failures (see the top of this file); STSFLEET_CHAOS_CLUSTER=1 runs them";
 
+interface Loss {
+  readonly signal: "SIGTERM" | "SIGKILL";
+  readonly name: string;
+  readonly stallBoundMs: number;
+}
+
+const LOSSES: readonly Loss[] = [
+  {
+    signal: "SIGTERM",
+    name: "the STS_INTENT leader stops (SIGTERM, its Raft leaders step down) mid-rollout: nothing lost, reconciles stall less than 5 s",
+    stallBoundMs: STALL_BOUND_MS,
+  },
+  {
+    signal: "SIGKILL",
+    name: "the STS_INTENT leader is SIGKILLed mid-rollout: nothing lost, every set converges",
+    // A crashed leader's followers wait 4-9 s (nats-server's Raft election timeout) before they elect a new one,
+    // for every group it led; then the actors re-create the consumers that lived on it.
+    stallBoundMs: CRASH_STALL_BOUND_MS,
+  },
+];
+
 describe("chaos: a 3-node JetStream cluster loses a node", { concurrency: false, skip: KNOWN_FAILURE }, () => {
   before(async () => {
     chaos = await ChaosStack.start({ natsCluster: true, actors: 2 });
   });
   after(() => chaos.stop());
 
-  for (const loss of [
-    {
-      signal: "SIGTERM",
-      name: "the STS_INTENT leader stops (SIGTERM, its Raft leaders step down) mid-rollout: nothing lost, reconciles stall less than 5 s",
-      stallBoundMs: STALL_BOUND_MS,
-    },
-    {
-      signal: "SIGKILL",
-      name: "the STS_INTENT leader is SIGKILLed mid-rollout: nothing lost, every set converges",
-      // A crashed leader's followers wait 4-9 s (nats-server's Raft election timeout) before they elect a new one,
-      // for every group it led; then the actors re-create the consumers that lived on it.
-      stallBoundMs: CRASH_STALL_BOUND_MS,
-    },
-  ] as const) {
+  for (const loss of LOSSES) {
     it(loss.name, async (t) => {
-      const since = Date.now();
-      const ns = `nodeloss-${loss.signal.toLowerCase()}`;
-      const sets = await createSets(chaos, ns, 4, { replicas: 3 });
-      const before = await leaders();
-      const victim = before[STREAMS.intents] ?? "";
-      const index = chaos.cluster?.nodes.findIndex((n) => n.name === victim) ?? -1;
-      assert.ok(index >= 0, `the intent stream has a leader among the nodes (${JSON.stringify(before)})`);
-      const countsBefore = await messageCounts();
-
-      let stoppedAtMs = 0;
-      const rolloutAtUs = Date.now() * 1000;
-      const { churn } = await underChurn(chaos, sets, async () => {
-        await Promise.all(sets.map((set) => chaos.workload.changeTemplate(set)));
-        await waitForWrite(chaos, "rollout pod delete", (w) => w.namespace === ns && w.verb === "delete" && w.resource === "pods" && succeeded(w) && w.receivedUs > rolloutAtUs);
-        stoppedAtMs = Date.now();
-        await chaos.stopNatsNode(index, loss.signal);
-        await sleep(8_000);
-      });
-      const convergedMs = await chaos.waitConverged([ns]);
-      const after = await leaders();
-      const countsAfter = await messageCounts();
-      // Work remained from the stop until the sets converged (the churn kept changing them until shortly before).
-      const stall = largestGap(fleetWrites(ns), stoppedAtMs, Date.now());
-      t.diagnostic(
-        `${loss.signal} of ${victim} (leaders before ${JSON.stringify(before)}, after ${JSON.stringify(after)}) under churn ` +
-          `(${churn.scales} scales, ${churn.templates} template changes): largest gap between accepted writes ${ms(stall.gapMs)}, ` +
-          `starting ${ms(stall.atMs - stoppedAtMs)} after the stop (${stall.writes} writes); converged ${ms(convergedMs)} after the churn; ` +
-          `messages ${JSON.stringify(countsBefore)} -> ${JSON.stringify(countsAfter)}`,
-      );
-      assert.ok(stall.writes > 20, `work went on during the window (${stall.writes} writes)`);
-      for (const [name, count] of Object.entries(countsBefore)) assert.ok((countsAfter[name] ?? 0) >= count, `${name} lost no messages`);
-      assert.ok(Object.values(after).every((leader) => leader !== victim), "no group is led by the stopped node");
-      assert.ok(stall.gapMs < loss.stallBoundMs, `reconciles stalled ${ms(stall.gapMs)} (bound ${ms(loss.stallBoundMs)})`);
-      assertInvariants(t, await chaos.check({ namespaces: [ns], sinceMs: since }));
-
-      // The node comes back and catches up before the next scenario.
-      await chaos.startNatsNode(index);
-      await chaos.cluster?.waitForMetaLeader();
-      await waitReplicated();
+      try {
+        await scenario(t, loss);
+      } catch (error) {
+        // The servers' side of a failure (elections, routes, JetStream state) is only in their logs.
+        for (const line of chaos.natsLogTails().split("\n")) t.diagnostic(line);
+        throw error;
+      }
     });
   }
 });
+
+async function scenario(t: TestContext, loss: Loss): Promise<void> {
+  const since = Date.now();
+  const ns = `nodeloss-${loss.signal.toLowerCase()}`;
+  const sets = await createSets(chaos, ns, 4, { replicas: 3 });
+  const before = await leaders();
+  const victim = before[STREAMS.intents] ?? "";
+  const index = chaos.cluster?.nodes.findIndex((n) => n.name === victim) ?? -1;
+  assert.ok(index >= 0, `the intent stream has a leader among the nodes (${JSON.stringify(before)})`);
+  const countsBefore = await messageCounts();
+
+  let stoppedAtMs = 0;
+  const rolloutAtUs = Date.now() * 1000;
+  const { churn } = await underChurn(chaos, sets, async () => {
+    await Promise.all(sets.map((set) => chaos.workload.changeTemplate(set)));
+    await waitForWrite(chaos, "rollout pod delete", (w) => w.namespace === ns && w.verb === "delete" && w.resource === "pods" && succeeded(w) && w.receivedUs > rolloutAtUs);
+    stoppedAtMs = Date.now();
+    await chaos.stopNatsNode(index, loss.signal);
+    await sleep(8_000);
+  });
+  const convergedMs = await chaos.waitConverged([ns]);
+  const after = await leaders();
+  const countsAfter = await messageCounts();
+  // Work remained from the stop until the sets converged (the churn kept changing them until shortly before).
+  const stall = largestGap(fleetWrites(ns), stoppedAtMs, Date.now());
+  t.diagnostic(
+    `${loss.signal} of ${victim} (leaders before ${JSON.stringify(before)}, after ${JSON.stringify(after)}) under churn ` +
+      `(${churn.scales} scales, ${churn.templates} template changes): largest gap between accepted writes ${ms(stall.gapMs)}, ` +
+      `starting ${ms(stall.atMs - stoppedAtMs)} after the stop (${stall.writes} writes); converged ${ms(convergedMs)} after the churn; ` +
+      `messages ${JSON.stringify(countsBefore)} -> ${JSON.stringify(countsAfter)}`,
+  );
+  assert.ok(stall.writes > 20, `work went on during the window (${stall.writes} writes)`);
+  for (const [name, count] of Object.entries(countsBefore)) assert.ok((countsAfter[name] ?? 0) >= count, `${name} lost no messages`);
+  assert.ok(Object.values(after).every((leader) => leader !== victim), "no group is led by the stopped node");
+  assert.ok(stall.gapMs < loss.stallBoundMs, `reconciles stalled ${ms(stall.gapMs)} (bound ${ms(loss.stallBoundMs)})`);
+  assertInvariants(t, await chaos.check({ namespaces: [ns], sinceMs: since }));
+
+  // The node comes back and catches up before the next scenario.
+  await chaos.startNatsNode(index);
+  await chaos.cluster?.waitForMetaLeader();
+  await waitReplicated();
+}

@@ -137,7 +137,8 @@ export class ChaosStack {
       let cluster: RunningNatsCluster | undefined;
       const natsOptions = { pingIntervalMs, storeDir: join(stateDir, "chaos-nats", "jetstream"), serverName: "chaos" };
       if (options.natsCluster) {
-        cluster = await startNatsCluster({ pingIntervalMs });
+        // Every node logs (with Raft and route debug lines) into the state dir, kept with STSFLEET_CHAOS_KEEP=1.
+        cluster = await startNatsCluster({ pingIntervalMs, logDir: join(stateDir, "nats-cluster"), debug: true });
         cleanups.push(() => cluster?.stop());
       } else {
         natsServer = await startNatsServer(natsOptions);
@@ -305,6 +306,23 @@ export class ChaosStack {
     this.natsServer = await startNatsServer({ ...this.natsOptions, port: server.port });
     this.note("nats-up", "nats");
     return { downMs: performance.now() - started };
+  }
+
+  /** The last `lines` lines of every cluster node's log, for a failing test to print (empty without a cluster). */
+  natsLogTails(lines = 60): string {
+    const tails = (this.cluster?.nodes ?? []).map((node) => {
+      if (node.logFile === undefined) return "";
+      let text: string;
+      try {
+        text = readFileSync(node.logFile, "utf8");
+      } catch {
+        return `--- ${node.name}: no log\n`;
+      }
+      // Debug lines about client connections drown the cluster events the tail is read for.
+      const kept = text.split("\n").filter((line) => !/\[DBG\] 127\.0\.0\.1:\d+ - cid:/.test(line));
+      return `--- ${node.name} (${node.logFile})\n${kept.slice(-lines).join("\n")}\n`;
+    });
+    return tails.join("");
   }
 
   /** Stops one cluster node: SIGKILL (a crash, the default) or SIGTERM (its Raft leaders step down first). */

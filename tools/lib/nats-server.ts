@@ -4,7 +4,7 @@
 
 import { spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -31,6 +31,10 @@ export interface NatsServerOptions {
   readonly tls?: NatsServerTls;
   /** Extra environment for the server, e.g. passwords that `$VARIABLE` references in the config resolve to. */
   readonly env?: Readonly<Record<string, string>>;
+  /** The server's log goes to this file (appended across restarts) instead of the launcher's pipe. */
+  readonly logFile?: string;
+  /** Debug logging (Raft elections, route and JetStream cluster events); only useful with `logFile`. */
+  readonly debug?: boolean;
 }
 
 export interface NatsServerTls {
@@ -101,6 +105,10 @@ function renderConfig(options: NatsServerOptions, portsDir: string, storeDir: st
     lines.push(`ping_interval: ${quote(`${Math.max(1, Math.round(options.pingIntervalMs / 1000))}s`)}`);
     lines.push("ping_max: 2");
   }
+  if (options.logFile !== undefined) {
+    lines.push(`log_file: ${quote(options.logFile)}`, "logtime: true");
+  }
+  if (options.debug) lines.push("debug: true");
   if (options.jetstream ?? true) lines.push(`jetstream { store_dir: ${quote(storeDir)} }`);
   if (options.tls) lines.push(renderTls(options.tls));
   const mappings = Object.entries(options.mappings ?? {});
@@ -251,6 +259,10 @@ export interface NatsClusterOptions {
   readonly extraConfig?: string;
   /** How long to wait for a JetStream meta leader after start (default 30 s). */
   readonly readyTimeoutMs?: number;
+  /** Each node logs to `<logDir>/<name>.log` (kept across the node's restarts); default no logs. */
+  readonly logDir?: string;
+  /** Debug logging on every node (Raft elections, routes); see NatsServerOptions.debug. */
+  readonly debug?: boolean;
 }
 
 export interface NatsClusterNode {
@@ -259,6 +271,8 @@ export interface NatsClusterNode {
   readonly clusterPort: number;
   readonly url: string;
   readonly storeDir: string;
+  /** Where the node logs (with NatsClusterOptions.logDir). */
+  readonly logFile: string | undefined;
   /** The running process, undefined while the node is stopped. */
   readonly server: RunningNatsServer | undefined;
 }
@@ -286,11 +300,14 @@ export async function startNatsCluster(options: NatsClusterOptions = {}): Promis
   if (!Number.isInteger(count) || count < 1) throw new Error(`a cluster needs at least one node, got ${count}`);
   const ports = await freeLoopbackPorts(count * 2);
   const root = mkdtempSync(join(tmpdir(), "stsfleet-nats-cluster-"));
+  if (options.logDir !== undefined) mkdirSync(options.logDir, { recursive: true });
   const clusterName = `stsfleet-${process.pid}-${Date.now().toString(36)}`;
   const specs = Array.from({ length: count }, (_, i) => {
     const port = ports[i * 2] ?? 0;
     const clusterPort = ports[i * 2 + 1] ?? 0;
-    return { name: `n${i}`, port, clusterPort, url: `nats://127.0.0.1:${port}`, storeDir: join(root, `n${i}`, "jetstream") };
+    const name = `n${i}`;
+    const logFile = options.logDir !== undefined ? join(options.logDir, `${name}.log`) : undefined;
+    return { name, port, clusterPort, url: `nats://127.0.0.1:${port}`, storeDir: join(root, name, "jetstream"), logFile };
   });
   const routes = specs.map((s) => quote(`nats-route://127.0.0.1:${s.clusterPort}`)).join(", ");
   const servers: (RunningNatsServer | undefined)[] = specs.map(() => undefined);
@@ -304,6 +321,8 @@ export async function startNatsCluster(options: NatsClusterOptions = {}): Promis
       ...(options.pingIntervalMs !== undefined ? { pingIntervalMs: options.pingIntervalMs } : {}),
       serverName: spec.name,
       port: spec.port,
+      ...(spec.logFile !== undefined ? { logFile: spec.logFile } : {}),
+      ...(options.debug ? { debug: true } : {}),
       storeDir: spec.storeDir,
       extraConfig: [
         `cluster { name: ${quote(clusterName)}, listen: ${quote(`127.0.0.1:${spec.clusterPort}`)}, routes: [${routes}] }`,
