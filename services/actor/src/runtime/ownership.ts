@@ -124,7 +124,8 @@ interface ShardView {
 export class ShardOwnership {
   private currentIncarnation = randomUUID();
   private readonly owned = new Map<number, number>();
-  private readonly releasing = new Set<number>();
+  /** Releases in progress: a second request for the same shard (stop() while reconcile releases) joins the first. */
+  private readonly releasing = new Map<number, Promise<void>>();
   /** Shards claimed by the batch in flight, not yet passed to listener.gained. */
   private readonly claimedNotAnnounced = new Set<number>();
   private readonly memberViews = new Map<string, MemberView>();
@@ -584,10 +585,18 @@ export class ShardOwnership {
     return record?.state === "owned" && record.owner === this.options.name && record.incarnation === this.incarnation;
   }
 
-  private async release(shard: number): Promise<void> {
+  private release(shard: number): Promise<void> {
+    const inProgress = this.releasing.get(shard);
+    if (inProgress) return inProgress;
     const epoch = this.owned.get(shard);
-    if (epoch === undefined) return;
-    this.releasing.add(shard);
+    if (epoch === undefined) return Promise.resolve();
+    // Deferred, so that the entry is in the map before releaseOnce can reach its `finally`.
+    const releasing = Promise.resolve().then(() => this.releaseOnce(shard, epoch));
+    this.releasing.set(shard, releasing);
+    return releasing;
+  }
+
+  private async releaseOnce(shard: number, epoch: number): Promise<void> {
     try {
       await this.options.listener.drain(shard);
       this.options.listener.lost([shard]);
@@ -607,7 +616,7 @@ export class ShardOwnership {
     } catch (error) {
       this.options.logger.warn({ shard, err: error }, "release failed");
     } finally {
-      this.owned.delete(shard);
+      if (this.owned.get(shard) === epoch) this.owned.delete(shard);
       this.releasing.delete(shard);
       this.scheduleReconcile();
     }
