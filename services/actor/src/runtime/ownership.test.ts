@@ -46,7 +46,7 @@ describe("fleet ownership", async () => {
     for (const close of closers) await close().catch(() => undefined);
   });
 
-  async function member(name: string, options: { wrapShards?: (shards: KV) => KV } = {}) {
+  async function member(name: string, options: { wrapShards?: (shards: KV) => KV; timings?: Partial<FleetTimings> } = {}) {
     const connection = await connect({ servers: server.url, name });
     closers.push(() => connection.close());
     const topology = await provisionTopology(connection, { replicas: 1 });
@@ -60,7 +60,7 @@ describe("fleet ownership", async () => {
       shards: options.wrapShards ? options.wrapShards(topology.shards) : topology.shards,
       name,
       profile,
-      timings,
+      timings: { ...timings, ...options.timings },
       logger,
       listener: {
         gained: (shards) => gained.push(...shards.keys()),
@@ -205,6 +205,36 @@ describe("fleet ownership", async () => {
     assert.equal(a.ownership.epochOf(overtaken), undefined, "the overtaken claim is not believed");
     assert.deepEqual(await disagreements(a), []);
     assert.ok(!a.gained.includes(overtaken), "nor announced to the listener");
+    await a.ownership.stop();
+  });
+
+  // The failover benchmark found this: a probe that reached a peer just before it was killed is never answered, and
+  // while it waited for its timeout no other probe was sent, so "no responders" came a probe timeout late.
+  it("declares a killed member dead by probe even while an earlier probe to it waits for its timeout", async () => {
+    const a = await member("actor-k", { timings: { probeTimeoutMs: 3_000 } });
+    await eventually(() => a.ownership.ownedShards().size > 0, "a owns shards");
+    const victim = await connect({ servers: server.url, name: "victim" });
+    closers.push(() => victim.close());
+    let probesReceived = 0;
+    // Receives probes and never answers them, as a process does between a probe's arrival and its death.
+    victim.subscribe(probeSubjects.build("victim"), { callback: () => void probesReceived++ });
+    await victim.flush();
+    const key = memberKeys.build("victim");
+    let revision = await a.topology.members.put(key, peerRecord("victim", "v1", "alive"));
+    const renewing = setInterval(() => {
+      void a.topology.members.update(key, peerRecord("victim", "v1", "alive"), revision).then((next) => (revision = next), () => undefined);
+    }, 100);
+    try {
+      await eventually(() => probesReceived > 0, "a probe reached the victim");
+    } finally {
+      clearInterval(renewing);
+    }
+    const killedAt = Date.now();
+    await victim.close();
+    await eventually(() => a.deaths.length > 0, "the victim is declared dead");
+    const detectedMs = Date.now() - killedAt;
+    assert.deepEqual(a.deaths, [{ member: "victim", why: "no-responders" }], "by probe, not by the lease (1.5 s)");
+    assert.ok(detectedMs < 1_200, `declared dead ${detectedMs} ms after the kill, not after the 3 s probe timeout`);
     await a.ownership.stop();
   });
 

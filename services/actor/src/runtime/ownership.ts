@@ -67,7 +67,7 @@ export interface FleetTimings {
 
 export const DEFAULT_FLEET_TIMINGS: FleetTimings = {
   stableAfterMs: 3_000,
-  probeIntervalMs: 250,
+  probeIntervalMs: 150,
   probeTimeoutMs: 1_000,
   probeGraceAfterReconnectMs: 3_000,
   noRespondersConfirmMs: 300,
@@ -381,51 +381,67 @@ export class ShardOwnership {
     if (lost.length > 0) this.options.listener.lost(lost);
   }
 
-  private readonly probesInFlight = new Set<string>();
+  /** Probes awaiting an answer, per peer (bounded: a paused peer holds each one until it times out). */
+  private readonly probesInFlight = new Map<string, number>();
   /** Peers whose last probe got "no responders": when the first of the current run of them came back. */
   private readonly noRespondersSinceMs = new Map<string, number>();
 
-  /** Probes every peer without one in flight; a slow peer never delays the probes of the others. */
+  /**
+   * Probes every peer. A probe in flight does not hold back the next one: a peer killed after a probe reached it
+   * never answers that probe (it times out after probeTimeoutMs), while the next one gets "no responders" at once.
+   */
   private async probePeers(): Promise<void> {
     if (this.leaving || !this.leaseFresh()) return;
     const graceOver = this.now() - this.reconnectedAtMs >= this.timings.probeGraceAfterReconnectMs;
+    const maxInFlight = Math.ceil(this.timings.probeTimeoutMs / this.timings.probeIntervalMs) + 1;
     for (const [name, view] of this.memberViews) {
-      if (name === this.options.name || !view.record || view.record.state === "dead" || this.probesInFlight.has(name)) continue;
-      this.probesInFlight.add(name);
+      if (name === this.options.name || !view.record || view.record.state === "dead") continue;
+      const inFlight = this.probesInFlight.get(name) ?? 0;
+      if (inFlight >= maxInFlight) continue;
+      this.probesInFlight.set(name, inFlight + 1);
       const revision = view.revision;
+      const sentMs = this.now();
+      // An answer or a timeout clears a run of "no responders" only if the probe was sent after the run began:
+      // an older probe says nothing about the peer since then.
+      const clearIfNewer = () => {
+        const sinceMs = this.noRespondersSinceMs.get(name);
+        if (sinceMs !== undefined && sentMs >= sinceMs) this.noRespondersSinceMs.delete(name);
+      };
       void this.options.connection
         .request(
           probeSubjects.build(name),
           codecs.probe.encode({ type: "probe", from: this.options.name, incarnation: this.incarnation, sentAtMs: Date.now() }),
           { timeout: this.timings.probeTimeoutMs },
         )
-        .then(
-          () => {
+        .then(clearIfNewer, async (error: unknown) => {
+          // Only "no responders" is proof: the member's connection (and with it its subscription) is gone.
+          // A timeout may be a paused or slow peer; the lease path decides those.
+          const noResponders =
+            error instanceof natsErrors.NoRespondersError || (error instanceof natsErrors.RequestError && error.isNoResponders());
+          if (!graceOver) {
             this.noRespondersSinceMs.delete(name);
-          },
-          async (error: unknown) => {
-            // Only "no responders" is proof: the member's connection (and with it its subscription) is gone.
-            // A timeout may be a paused or slow peer; the lease path decides those.
-            const noResponders =
-              error instanceof natsErrors.NoRespondersError ||
-              (error instanceof natsErrors.RequestError && error.isNoResponders());
-            if (!noResponders || !graceOver) {
-              this.noRespondersSinceMs.delete(name);
-              return;
-            }
-            const sinceMs = this.noRespondersSinceMs.get(name);
-            if (sinceMs === undefined) {
-              this.noRespondersSinceMs.set(name, this.now());
-              // Ask again once the confirmation window is over instead of waiting for the next probe round.
-              setTimeout(() => void this.probePeers(), this.timings.noRespondersConfirmMs).unref();
-              return;
-            }
-            if (this.now() - sinceMs < this.timings.noRespondersConfirmMs) return;
-            this.noRespondersSinceMs.delete(name);
-            await this.markDead(name, revision, "no-responders");
-          },
-        )
-        .finally(() => this.probesInFlight.delete(name));
+            return;
+          }
+          if (!noResponders) {
+            clearIfNewer();
+            return;
+          }
+          const sinceMs = this.noRespondersSinceMs.get(name);
+          if (sinceMs === undefined) {
+            this.noRespondersSinceMs.set(name, sentMs);
+            // Ask again once the confirmation window is over instead of waiting for the next probe round.
+            setTimeout(() => void this.probePeers(), this.timings.noRespondersConfirmMs).unref();
+            return;
+          }
+          if (sentMs - sinceMs < this.timings.noRespondersConfirmMs) return;
+          this.noRespondersSinceMs.delete(name);
+          await this.markDead(name, revision, "no-responders");
+        })
+        .finally(() => {
+          const left = (this.probesInFlight.get(name) ?? 1) - 1;
+          if (left > 0) this.probesInFlight.set(name, left);
+          else this.probesInFlight.delete(name);
+        });
     }
     const expired = this.liveness.expired(this.now(), this.options.profile.leaseDurationMs);
     for (const { member, revision } of expired) await this.markDead(member, revision, "lease-expired");
