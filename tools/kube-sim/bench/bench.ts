@@ -1,7 +1,7 @@
 // kube-sim benchmark (not a test): request latency at a fixed request rate with a mixed workload over
 // keep-alive HTTP, the server's CPU time per request, and the memory the simulator uses with many pods
 // and watchers. The server runs in this process; the load generator and the watchers are child processes.
-//   npx tsx --expose-gc --max-semi-space-size=64 tools/kube-sim/bench/bench.ts [--pods 50000] [--watchers 100] [--rps 1000] [--seconds 10] [--runs 1] [--cpu-prof FILE]
+//   npx tsx --expose-gc --max-semi-space-size=64 tools/kube-sim/bench/bench.ts [--pods 50000] [--watchers 100] [--rps 1000] [--seconds 10] [--runs 1] [--cpu-prof FILE] [--heap-prof FILE] [--v8-pretenuring]
 import { fork } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -12,6 +12,7 @@ import { Command, Option } from "commander";
 import { DEFAULT_WATCH_COALESCE_MS, startKubeSim } from "../src/main.ts";
 import { INTERNAL_WRITE } from "../src/registry/registry.ts";
 import { mustFind } from "../src/resources.ts";
+import { NO_PRETENURING_FLAG, disableAllocationSitePretenuring } from "../src/runtime/v8-flags.ts";
 import type { ClientCommand, ClientReport, LoadConfig } from "./load-worker.ts";
 
 const opts = new Command("kube-sim-bench")
@@ -23,8 +24,12 @@ const opts = new Command("kube-sim-bench")
   .addOption(new Option("--watch-coalesce-ms <n>", "the simulator's --watch-coalesce-ms").default(DEFAULT_WATCH_COALESCE_MS).argParser(Number))
   .addOption(new Option("--cpu-prof <file>", "write a CPU profile of the server process during the load runs"))
   .addOption(new Option("--heap-prof <file>", "write a sampling heap profile of the server process: what the load runs allocated that was still on the heap at their end"))
+  .addOption(new Option("--v8-pretenuring", `keep V8's allocation-site pretenuring on (the server process runs with ${NO_PRETENURING_FLAG}, ADR 0025); for comparisons`))
   .parse(process.argv)
-  .opts<{ pods: number; watchers: number; rps: number; seconds: number; runs: number; watchCoalesceMs: number; cpuProf?: string; heapProf?: string }>();
+  .opts<{ pods: number; watchers: number; rps: number; seconds: number; runs: number; watchCoalesceMs: number; cpuProf?: string; heapProf?: string; v8Pretenuring?: boolean }>();
+
+// As the kube-sim CLI does, before the server allocates anything.
+if (opts.v8Pretenuring !== true) disableAllocationSitePretenuring();
 
 const gc = (globalThis as { gc?: () => void }).gc;
 function settle(): NodeJS.MemoryUsage {
@@ -122,7 +127,7 @@ async function main(): Promise<void> {
   }
   const preloadMs = performance.now() - t0;
   const loaded = settle();
-  console.log(`kube-sim benchmark (node ${process.version}, ${cpus().length} cores, load average before ${loadBefore}, ${gc === undefined ? "no --expose-gc: memory includes garbage" : "after forced GC"})`);
+  console.log(`kube-sim benchmark (node ${process.version}, ${cpus().length} cores, load average before ${loadBefore}, ${gc === undefined ? "no --expose-gc: memory includes garbage" : "after forced GC"}, V8 allocation-site pretenuring ${opts.v8Pretenuring === true ? "on" : "off"})`);
   console.log(`preload: ${opts.pods} pods in ${namespaces} namespaces, scheduled and Running, in ${(preloadMs / 1000).toFixed(1)} s`);
   console.log(`memory: baseline heap ${mib(base.heapUsed)} rss ${mib(base.rss)}; with ${opts.pods} pods heap ${mib(loaded.heapUsed)} rss ${mib(loaded.rss)} (${((loaded.heapUsed - base.heapUsed) / opts.pods / 1024).toFixed(2)} KiB heap per pod)`);
 
@@ -152,12 +157,15 @@ async function main(): Promise<void> {
   let worstP99 = 0;
   for (let run = 1; run <= opts.runs; run++) {
     const loadAtStart = loadAverage();
-    const gcMs = { minor: 0, major: 0, count: 0 };
+    const gcMs = { minor: 0, major: 0, count: 0, maxMinor: 0 };
     const gcObserver = new PerformanceObserver((list) => {
       for (const e of list.getEntries()) {
         const kind = (e as unknown as { detail?: { kind?: number } }).detail?.kind;
         if (kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR) gcMs.major += e.duration;
-        else gcMs.minor += e.duration;
+        else {
+          gcMs.minor += e.duration;
+          gcMs.maxMinor = Math.max(gcMs.maxMinor, e.duration);
+        }
         gcMs.count++;
       }
     });
@@ -188,7 +196,7 @@ async function main(): Promise<void> {
       console.log(`  ${kind.padEnd(7)} n=${String(sorted.length).padEnd(6)} p50 ${percentile(sorted, 50).toFixed(2)} ms  p99 ${percentile(sorted, 99).toFixed(2)} ms`);
     }
     const mainCpu = main0 !== undefined && main1 !== undefined ? `, event-loop thread ${((main1 - main0) / wallMs * 100).toFixed(0)}% of a core` : "";
-    console.log(`server cpu: ${(serverCpuMs / (wallMs / 1000) / 10).toFixed(0)}% of a core${mainCpu}, ${((serverCpuMs * 1000) / Math.max(1, done)).toFixed(0)} us per request (with fan-out to the watchers); gc ${gcMs.count} pauses, minor ${gcMs.minor.toFixed(0)} ms, major ${gcMs.major.toFixed(0)} ms`);
+    console.log(`server cpu: ${(serverCpuMs / (wallMs / 1000) / 10).toFixed(0)}% of a core${mainCpu}, ${((serverCpuMs * 1000) / Math.max(1, done)).toFixed(0)} us per request (with fan-out to the watchers); gc ${gcMs.count} pauses, minor ${gcMs.minor.toFixed(0)} ms (longest ${gcMs.maxMinor.toFixed(1)} ms), major ${gcMs.major.toFixed(0)} ms`);
     console.log(`client cpu: load generator ${((result.cpuMs * 1000) / Math.max(1, done)).toFixed(0)} us per request`);
     console.log(`server event loop delay: p50 ${(loopDelay.percentile(50) / 1e6).toFixed(1)} ms  p99 ${(loopDelay.percentile(99) / 1e6).toFixed(1)} ms  max ${(loopDelay.max / 1e6).toFixed(1)} ms`);
     console.log(p99 < 10 ? `OK: p99 ${p99.toFixed(2)} ms < 10 ms` : `OVER BUDGET: p99 ${p99.toFixed(2)} ms >= 10 ms`);

@@ -4,6 +4,7 @@ import { Command, InvalidArgumentError, Option } from "commander";
 import { DEFAULT_BOOKMARK_INTERVAL_MS, DEFAULT_HISTORY_WINDOW, DEFAULT_WATCH_COALESCE_MS, startKubeSim } from "./main.ts";
 import type { KubeSimOptions } from "./main.ts";
 import { DEFAULT_KUBELET } from "./kubelet/kubelet.ts";
+import { disableAllocationSitePretenuring } from "./runtime/v8-flags.ts";
 
 function nonNegativeInt(name: string) {
   return (raw: string): number => {
@@ -103,6 +104,9 @@ export async function main(argv: string[]): Promise<void> {
 }
 
 if (import.meta.url === `file://${process.argv[1] ?? ""}`) {
+  // Only when kube-sim is its own process: a V8 flag is process-wide, and an embedding process (tests,
+  // stsfleet up) chooses its own.
+  disableAllocationSitePretenuring();
   main(process.argv).catch((err: unknown) => {
     process.stderr.write(`kube-sim: ${err instanceof Error ? err.message : String(err)}\n`);
     process.exit(1);
