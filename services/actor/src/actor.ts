@@ -5,7 +5,7 @@ import { extractSpanContext } from "#protocol";
 import { LEASE_PROFILES, ShardOwnership } from "./runtime/ownership.ts";
 import { ActorSystem } from "./runtime/actor-system.ts";
 import { Executor } from "./runtime/executor.ts";
-import { ShardIntake } from "./runtime/intake.ts";
+import { ShardIntake, feedJetStream } from "./runtime/intake.ts";
 import { IntentLog } from "./runtime/intents.ts";
 import { takeOverShard } from "./runtime/takeover.ts";
 import { createTurnRunner } from "./runtime/turn.ts";
@@ -157,7 +157,7 @@ export async function startActor(config: ActorConfig, options: { logger?: Logger
   };
 
   const intake = new ShardIntake({
-    js,
+    js: feedJetStream(nats.connection),
     jsm: topology.jsm,
     store,
     logger,

@@ -9,9 +9,22 @@
 // never does (the info request times out, forever). A chaos test saw a shard's feed stay dead for good after one
 // node of a 3-node cluster was killed. The new consumer resumes after the last sequence handled, so nothing is
 // missed and nothing replayed.
+//
+// nats.js's own heartbeat monitor is not enough: on a disconnect it stops the monitor, and on the reconnect it
+// restarts it only once a consumer info request succeeds. When the node that hosted the consumer is gone (a
+// 3-node cluster lost it), that request times out forever, so no "heartbeats missed" is ever reported and the feed
+// stays dead without a word (the node-loss chaos test saw two sets never converge). Each feed therefore keeps its
+// own watchdog on the last message or heartbeat it received.
+//
+// nats-server 2.9 places a new R1 consumer on any peer of the stream, including one that is down: about one
+// consumer create in three then gets no answer at all while a node of a 3-node cluster is missing (measured: 6 to
+// 9 of 20 creates timed out, for as long as the node stayed away). The feeds therefore make their JetStream
+// requests with a short timeout (feedJetStream) and retry a timed-out create at once.
 import { setTimeout as sleep } from "node:timers/promises";
-import { DeliverPolicy } from "@nats-io/jetstream";
+import { DeliverPolicy, jetstream } from "@nats-io/jetstream";
 import type { ConsumerMessages, JetStreamClient, JetStreamManager, OrderedConsumerOptions } from "@nats-io/jetstream";
+import { errors } from "@nats-io/transport-node";
+import type { NatsConnection } from "@nats-io/transport-node";
 import { DecodeError, STREAMS, codecs, objectSubjects } from "#protocol";
 import type { HeaderCarrier } from "#protocol";
 import type { Logger } from "../../../common/src/logger.ts";
@@ -29,6 +42,15 @@ export interface IntakeListener {
 const REOPEN_AFTER_MISSED_HEARTBEATS = 2;
 const REOPEN_RETRY_MS = 500;
 /**
+ * JetStream API timeout of the feeds' requests (consumer create, info, delete): a create answers in tens of
+ * milliseconds, or never when the server placed the consumer on a node that is down (see the top of this file).
+ */
+export const FEED_API_TIMEOUT_MS = 1_500;
+/** The server heartbeats an idle pull every PULL_EXPIRES_MS / 2 (nats.js's default idle_heartbeat). */
+const HEARTBEAT_MS = PULL_EXPIRES_MS / 2;
+/** Silence after which the watchdog re-opens a feed: one heartbeat later than nats.js's own report would. */
+const SILENT_AFTER_MS = (REOPEN_AFTER_MISSED_HEARTBEATS + 1) * HEARTBEAT_MS;
+/**
  * Shard feeds opened at once. A replica that takes over most of the 256 shards (its peers died) would otherwise
  * send two JetStream API requests per shard in one burst; on a busy machine they time out together, and its lease
  * renewals queue behind them until it self-fences (seen in the chaos soak).
@@ -43,6 +65,19 @@ interface ShardFeed {
   lastSeq: number;
   /** The replay target: the shard is synced once a message at or past it was handled. */
   targetSeq: number;
+  /** performance.now() of the last message or heartbeat of the current consumer. */
+  lastSignMs: number;
+  watchdog: ReturnType<typeof setInterval> | undefined;
+}
+
+/** The JetStream client the feeds should be given: FEED_API_TIMEOUT_MS instead of the 5 s default. */
+export function feedJetStream(connection: NatsConnection): JetStreamClient {
+  return jetstream(connection, { timeout: FEED_API_TIMEOUT_MS });
+}
+
+/** A timed-out request already waited; a create that landed on a lost node is retried at once. */
+function retryDelayMs(error: unknown): number {
+  return error instanceof errors.TimeoutError ? 0 : REOPEN_RETRY_MS;
 }
 
 export class ShardIntake {
@@ -75,7 +110,7 @@ export class ShardIntake {
 
   async open(shard: number): Promise<void> {
     if (this.feeds.has(shard)) return;
-    const feed: ShardFeed = { messages: undefined, synced: false, stopped: false, lastSeq: 0, targetSeq: 0 };
+    const feed: ShardFeed = { messages: undefined, synced: false, stopped: false, lastSeq: 0, targetSeq: 0, lastSignMs: 0, watchdog: undefined };
     this.feeds.set(shard, feed);
     await this.opening.acquire();
     try {
@@ -90,7 +125,7 @@ export class ShardIntake {
           return;
         } catch (error) {
           this.logger.warn({ shard, err: error }, "opening the shard feed failed; retrying");
-          await sleep(REOPEN_RETRY_MS);
+          await sleep(retryDelayMs(error));
         }
       }
     } finally {
@@ -119,8 +154,11 @@ export class ShardIntake {
       return;
     }
     feed.messages = messages;
+    feed.lastSignMs = performance.now();
+    this.watch(shard, feed, messages);
     void (async () => {
       for await (const status of messages.status()) {
+        if (status.type === "heartbeat") feed.lastSignMs = performance.now();
         if (status.type === "heartbeats_missed" && status.count >= REOPEN_AFTER_MISSED_HEARTBEATS) {
           void this.reopen(shard, feed, messages, `${status.count} heartbeats missed`);
           break;
@@ -131,6 +169,7 @@ export class ShardIntake {
       try {
         for await (const message of messages) {
           if (feed.stopped || feed.messages !== messages) break;
+          feed.lastSignMs = performance.now();
           feed.lastSeq = message.seq;
           this.handle(shard, message.subject, message.data, message.headers);
           if (message.seq >= feed.targetSeq || message.info.pending === 0) this.markSynced(shard, feed);
@@ -141,10 +180,22 @@ export class ShardIntake {
     })();
   }
 
+  /** Re-opens the feed when `messages` brought neither a message nor a heartbeat for SILENT_AFTER_MS. */
+  private watch(shard: number, feed: ShardFeed, messages: ConsumerMessages): void {
+    clearInterval(feed.watchdog);
+    feed.watchdog = setInterval(() => {
+      if (feed.stopped || feed.messages !== messages) return;
+      const silentMs = performance.now() - feed.lastSignMs;
+      if (silentMs >= SILENT_AFTER_MS) void this.reopen(shard, feed, messages, `no message or heartbeat for ${Math.round(silentMs)} ms`);
+    }, HEARTBEAT_MS);
+    feed.watchdog.unref();
+  }
+
   /** Replaces a silent consumer with a new one that starts after the last message handled. */
   private async reopen(shard: number, feed: ShardFeed, silent: ConsumerMessages, reason: string): Promise<void> {
     if (feed.stopped || feed.messages !== silent) return;
     feed.messages = undefined;
+    clearInterval(feed.watchdog);
     await silent.close().catch(() => undefined);
     this.logger.warn({ shard, reason, afterSeq: feed.lastSeq }, "shard feed silent; opening a new consumer");
     while (!feed.stopped) {
@@ -153,7 +204,7 @@ export class ShardIntake {
         return;
       } catch (error) {
         this.logger.warn({ shard, err: error }, "re-opening the shard feed failed; retrying");
-        await sleep(REOPEN_RETRY_MS);
+        await sleep(retryDelayMs(error));
       }
     }
   }
@@ -180,6 +231,7 @@ export class ShardIntake {
     const feed = this.feeds.get(shard);
     if (!feed) return;
     feed.stopped = true;
+    clearInterval(feed.watchdog);
     this.feeds.delete(shard);
     await feed.messages?.close().catch(() => undefined);
   }
