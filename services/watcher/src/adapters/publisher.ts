@@ -179,6 +179,10 @@ export class Publisher {
   }
 
   private pause(): void {
+    // Publishes in flight together fail together (up to `concurrency` of them when a stream leader goes away):
+    // that is one failed round, not one per publish. Counting each would push the delay towards the maximum
+    // within a single outage (a chaos test saw a 15 s publishing stall after a 0.25 s stream leader change).
+    if (this.pausedUntil !== undefined) return;
     const delayMs = backoffDelayMs(this.options.backoff, this.failures++, this.random);
     clearTimeout(this.pausedUntil);
     this.pausedUntil = setTimeout(() => {
