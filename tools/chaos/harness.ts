@@ -18,8 +18,8 @@ import { LEASE_PROFILES } from "../../services/actor/src/runtime/ownership.ts";
 import { KubeClient, RESOURCES, loadKubeConfig } from "../../services/common/src/kube.ts";
 import { provisionTopology } from "../../services/common/src/topology.ts";
 import { userAgent } from "../../services/common/src/version.ts";
-import { startNatsCluster, startNatsServer } from "../lib/nats-server.ts";
-import type { RunningNatsCluster, RunningNatsServer } from "../lib/nats-server.ts";
+import { isNatsClusterEvent, natsLeaderEvents, startNatsCluster, startNatsServer } from "../lib/nats-server.ts";
+import type { NatsLeaderEvent, RunningNatsCluster, RunningNatsServer } from "../lib/nats-server.ts";
 import { startStack } from "../stsfleet/src/stack.ts";
 import type { LogLevel, Stack, StackEvent } from "../stsfleet/src/stack.ts";
 import type { ServiceKind } from "../stsfleet/src/state.ts";
@@ -308,21 +308,30 @@ export class ChaosStack {
     return { downMs: performance.now() - started };
   }
 
-  /** The last `lines` lines of every cluster node's log, for a failing test to print (empty without a cluster). */
+  /** The last `lines` cluster events (natsLogs: no client chatter) of every node's log, for a failing test to print. */
   natsLogTails(lines = 60): string {
-    const tails = (this.cluster?.nodes ?? []).map((node) => {
-      if (node.logFile === undefined) return "";
-      let text: string;
+    return this.natsLogs()
+      .map(({ node, file, text }) => `--- ${node} (${file})\n${text.split("\n").filter(isNatsClusterEvent).slice(-lines).join("\n")}\n`)
+      .join("");
+  }
+
+  /** Leader elections the cluster's nodes logged at or after `sinceMs`, in time order. */
+  natsLeaderEvents(sinceMs: number): NatsLeaderEvent[] {
+    return this.natsLogs()
+      .flatMap(({ node, text }) => natsLeaderEvents(node, text))
+      .filter((e) => e.atMs >= sinceMs)
+      .sort((a, b) => a.atMs - b.atMs);
+  }
+
+  private natsLogs(): { node: string; file: string; text: string }[] {
+    return (this.cluster?.nodes ?? []).flatMap((node) => {
+      if (node.logFile === undefined) return [];
       try {
-        text = readFileSync(node.logFile, "utf8");
+        return [{ node: node.name, file: node.logFile, text: readFileSync(node.logFile, "utf8") }];
       } catch {
-        return `--- ${node.name}: no log\n`;
+        return [{ node: node.name, file: node.logFile, text: "(no log)" }];
       }
-      // Debug lines about client connections drown the cluster events the tail is read for.
-      const kept = text.split("\n").filter((line) => !/\[DBG\] 127\.0\.0\.1:\d+ - cid:/.test(line));
-      return `--- ${node.name} (${node.logFile})\n${kept.slice(-lines).join("\n")}\n`;
     });
-    return tails.join("");
   }
 
   /** Stops one cluster node: SIGKILL (a crash, the default) or SIGTERM (its Raft leaders step down first). */

@@ -387,3 +387,49 @@ export async function startNatsCluster(options: NatsClusterOptions = {}): Promis
     },
   };
 }
+
+// --- reading the nodes' logs (logtime on, the server's local time, which is UTC on the machines tests run on) ---
+
+export interface NatsLeaderEvent {
+  /** The node that logged it (the new leader logs its own election). */
+  readonly node: string;
+  readonly atMs: number;
+  readonly kind: "meta" | "stream" | "consumer";
+  /** `_meta_`, the stream name, or `stream > consumer`. */
+  readonly group: string;
+}
+
+const LOG_LINE = /^\[\d+\] (\d{4})\/(\d\d)\/(\d\d) (\d\d):(\d\d):(\d\d)\.(\d+) \[(\w+)\] (.*)$/;
+const NEW_LEADER = /^JetStream cluster new (stream|consumer) leader for '[^']*? > (.+)'$/;
+
+/** Epoch ms of a log line's timestamp (microseconds dropped), undefined for a line without one. */
+export function natsLogTimeMs(line: string): number | undefined {
+  const m = LOG_LINE.exec(line);
+  if (!m) return undefined;
+  const [, y, mo, d, h, mi, s, frac] = m;
+  const ms = Number((frac ?? "0").padEnd(3, "0").slice(0, 3));
+  return Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s), ms);
+}
+
+/** The leader changes a node logged: its own stream and consumer elections, and meta leadership it took. */
+export function natsLeaderEvents(node: string, log: string): NatsLeaderEvent[] {
+  const events: NatsLeaderEvent[] = [];
+  for (const line of log.split("\n")) {
+    const m = LOG_LINE.exec(line);
+    const atMs = natsLogTimeMs(line);
+    const message = m?.[9];
+    if (message === undefined || atMs === undefined) continue;
+    const leader = NEW_LEADER.exec(message);
+    if (leader?.[1] === "stream" || leader?.[1] === "consumer") events.push({ node, atMs, kind: leader[1], group: leader[2] ?? "" });
+    else if (message.startsWith("Self is new JetStream cluster metadata leader")) events.push({ node, atMs, kind: "meta", group: "_meta_" });
+  }
+  return events;
+}
+
+/** Cluster events worth reading after a failure: everything but debug lines, plus Raft elections and step-downs. */
+export function isNatsClusterEvent(line: string): boolean {
+  const level = LOG_LINE.exec(line)?.[8];
+  if (level === undefined) return line.trim() !== "";
+  if (level !== "DBG") return true;
+  return /RAFT \[.*\] (Switching to|Stepping down)|Stepping down all leader/.test(line);
+}
