@@ -550,7 +550,7 @@ export class ShardOwnership {
         const record = view?.record;
         try {
           let epoch: number;
-          if (view && record?.state === "owned" && record.owner === this.options.name && record.incarnation === this.incarnation) {
+          if (view && this.isOwnClaim(record)) {
             epoch = view.revision; // still ours (e.g. after a lease lapse that nobody exploited)
           } else {
             // A record of ours that says "released" is taken back by a write like anyone's claim: someone may
