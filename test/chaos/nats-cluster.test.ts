@@ -5,20 +5,28 @@
 // their messages) and the stall of reconciles (the largest gap between consecutive accepted writes of the fleet,
 // from the last write before the stop until the sets converged; the churn keeps work pending all along).
 //
-// KNOWN FAILURES, so the scenarios run only with STSFLEET_CHAOS_CLUSTER=1 (not in `npm test`):
-// - SIGTERM (leaders step down): the stall stayed under 5 s (4.1 s measured), but I6 failed. A replica connected to
-//   the stopped node reconnects within a second, and in that window its probe subject has no subscriber, so a
-//   peer's probe got "no responders" and declared it dead; both replicas then fought over the shards for ~20 s.
-//   Fixed since (ownership.ts confirms "no responders" 300 ms later, ADR 0071). A later run with that fix had no
-//   false death, but both actors' lease renews failed for > 10 s ("jetstream is not enabled", the members
-//   bucket without a leader), both self-fenced, and one set did not converge within 90 s. The same again with the
-//   shard-feed fix (2026-11-30 01:15): the surviving nodes answered KV writes with "jetstream is not enabled"
-//   for over 60 s after the SIGTERM, so the actors correctly stayed fenced and the set converged too late. Why
-//   JetStream stays unavailable on two of three nodes after a graceful stop of the third is not yet explained
-//   (nats-server 2.9.10; the harness keeps no server logs yet).
-// - SIGKILL: the followers of every group the node led wait out nats-server's Raft election timeout (4-9 s); the
-//   actors' shard feeds (R1 ordered consumers) on that node die and are re-created (intake.ts); one run converged
-//   with an 18 s stall; after an earlier node restart in the same stack JetStream stayed unavailable for > 90 s.
+// The stack runs the default lease profile (15 s / 10 s / 2 s), the one production pairs with R3: a crashed node's
+// Raft groups are leaderless for 4-9 s, longer than the fast profile's 5 s renew deadline, so with the fast profile
+// a crash of the node leading the `members` bucket makes every replica self-fence (ADR 0083).
+//
+// Bounds (ADR 0083, measured on nats-server 2.9.10, 2 cores):
+// - SIGTERM: the node's Raft leaders step down first and a follower takes over within 0.1-0.6 s; the stall must stay
+//   under 5 s (measured 0.5-2.0 s over 6 passing runs).
+// - SIGKILL: the followers of every group the node led wait out the Raft election timeout, a random 4-9 s
+//   (maxElectionTimeoutDefault in nats-server's raft.go, not configurable), before one of them is elected; the
+//   STS_INTENT leader is the victim, so every reconcile waits for that election. Under 5 s is out of reach; the test
+//   asserts 9 s + 3 s for the services to resume (measured over 4 passing runs: STS_INTENT elected after 4.8-7.5 s,
+//   stalls 4.6-7.4 s, each within 0.1 s of that election).
+//
+// What made this fail before (fixed): the node restart at the end of a scenario was skipped when a check failed, so
+// the SIGKILL scenario ran on a two-node cluster and killing one left no quorum ("JetStream system temporarily
+// unavailable" for the rest of the run); the watcher's publisher doubled its pause for every publish in flight when
+// a stream leader changed (15 s without object events after a 0.25 s step-down); nats.js stops an ordered consumer's
+// heartbeat monitor on a disconnect and never restarts it when the consumer's node is gone (feeds dead for good);
+// nats-server 2.9 places about one new R1 consumer in three on the node that is down (creates time out). An earlier
+// note here reported KV writes answered with "jetstream is not enabled" for over 60 s after a SIGTERM; with the
+// nodes' logs kept (<stateDir>/nats-cluster, STSFLEET_CHAOS_KEEP=1, printed on failure) no run showed it again:
+// every group had a leader again within 0.6 s of the SIGTERM.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { TestContext } from "node:test";
@@ -30,11 +38,12 @@ import type { AuditWrite } from "../../tools/chaos/facts.ts";
 import { ChaosStack } from "../../tools/chaos/harness.ts";
 import { assertInvariants, createSets, ms, underChurn, waitForWrite } from "./support.ts";
 
-// Started in `before`, so a skipped run starts nothing.
 let chaos: ChaosStack;
 const STALL_BOUND_MS = 5_000;
-/** A crash costs a Raft election (4-9 s) per group the node led before anything else can happen. */
-const CRASH_STALL_BOUND_MS = 30_000;
+/** nats-server's largest Raft election timeout (raft.go maxElectionTimeoutDefault), the same in 2.9 to 2.11. */
+const MAX_ELECTION_TIMEOUT_MS = 9_000;
+/** A crash costs the STS_INTENT group an election; then feeds, intents and commands resume within ~3 s. */
+const CRASH_STALL_BOUND_MS = MAX_ELECTION_TIMEOUT_MS + 3_000;
 const SERVICES = new Set(["actor", "pvc-provisioner", "status-writer"]);
 
 /** Accepted writes of the fleet's services in `namespace`, in arrival order. */
@@ -75,6 +84,29 @@ async function messageCounts(): Promise<Record<string, number>> {
   return Object.fromEntries(await Promise.all(names.map(async (name) => [name, (await jsm.streams.info(name)).state.messages] as const)));
 }
 
+/**
+ * How long after `stoppedAtMs` each stream and bucket `victim` led got its new leader (from the nodes' logs), the
+ * durable (R3) consumers re-elected in that time, and the meta leader if one was elected.
+ */
+function electionsAfter(before: Record<string, string>, victim: string, stoppedAtMs: number) {
+  const events = chaos.natsLeaderEvents(stoppedAtMs).filter((e) => e.node !== victim);
+  const streams: Record<string, number | undefined> = {};
+  for (const [group, leader] of Object.entries(before)) {
+    if (leader !== victim) continue;
+    const elected = events.find((e) => e.kind === "stream" && e.group === group);
+    streams[group] = elected && elected.atMs - stoppedAtMs;
+  }
+  // Ordered consumers (R1, recreated by the actors) are named oc_* or by nats.js's random prefix with a _<serial>
+  // suffix; only the durable ones are elected by Raft, and the stop is followed by 8 s of churn at most.
+  const consumers = events.filter((e) => e.kind === "consumer" && e.atMs <= stoppedAtMs + 8_000 && !/_\d+$/.test(e.group));
+  const meta = events.find((e) => e.kind === "meta");
+  return {
+    streams,
+    consumers: { count: consumers.length, maxMs: Math.max(0, ...consumers.map((e) => e.atMs - stoppedAtMs)) },
+    metaMs: meta && meta.atMs - stoppedAtMs,
+  };
+}
+
 /** Waits until every stream and bucket has a leader and all its replicas are current again. */
 async function waitReplicated(timeoutMs = 60_000): Promise<void> {
   const jsm = await jetstreamManager(chaos.connection);
@@ -88,7 +120,6 @@ async function waitReplicated(timeoutMs = 60_000): Promise<void> {
   }
 }
 
-const KNOWN_FAILURE = process.env["STSFLEET_CHAOS_CLUSTER"] === "1" ? false : "known failures (see the top of this file); STSFLEET_CHAOS_CLUSTER=1 runs them";
 
 interface Loss {
   readonly signal: "SIGTERM" | "SIGKILL";
@@ -104,16 +135,16 @@ const LOSSES: readonly Loss[] = [
   },
   {
     signal: "SIGKILL",
-    name: "the STS_INTENT leader is SIGKILLed mid-rollout: nothing lost, every set converges",
+    name: "the STS_INTENT leader is SIGKILLed mid-rollout: nothing lost, reconciles stall no longer than a Raft election + 3 s",
     // A crashed leader's followers wait 4-9 s (nats-server's Raft election timeout) before they elect a new one,
     // for every group it led; then the actors re-create the consumers that lived on it.
     stallBoundMs: CRASH_STALL_BOUND_MS,
   },
 ];
 
-describe("chaos: a 3-node JetStream cluster loses a node", { concurrency: false, skip: KNOWN_FAILURE }, () => {
+describe("chaos: a 3-node JetStream cluster loses a node", { concurrency: false }, () => {
   before(async () => {
-    chaos = await ChaosStack.start({ natsCluster: true, actors: 2 });
+    chaos = await ChaosStack.start({ natsCluster: true, actors: 2, leaseProfile: "default" });
   });
   after(() => chaos.stop());
 
@@ -142,32 +173,44 @@ async function scenario(t: TestContext, loss: Loss): Promise<void> {
 
   let stoppedAtMs = 0;
   const rolloutAtUs = Date.now() * 1000;
-  const { churn } = await underChurn(chaos, sets, async () => {
-    await Promise.all(sets.map((set) => chaos.workload.changeTemplate(set)));
-    await waitForWrite(chaos, "rollout pod delete", (w) => w.namespace === ns && w.verb === "delete" && w.resource === "pods" && succeeded(w) && w.receivedUs > rolloutAtUs);
-    stoppedAtMs = Date.now();
-    await chaos.stopNatsNode(index, loss.signal);
-    await sleep(8_000);
-  });
-  const convergedMs = await chaos.waitConverged([ns]);
-  const after = await leaders();
-  const countsAfter = await messageCounts();
-  // Work remained from the stop until the sets converged (the churn kept changing them until shortly before).
-  const stall = largestGap(fleetWrites(ns), stoppedAtMs, Date.now());
-  t.diagnostic(
-    `${loss.signal} of ${victim} (leaders before ${JSON.stringify(before)}, after ${JSON.stringify(after)}) under churn ` +
-      `(${churn.scales} scales, ${churn.templates} template changes): largest gap between accepted writes ${ms(stall.gapMs)}, ` +
-      `starting ${ms(stall.atMs - stoppedAtMs)} after the stop (${stall.writes} writes); converged ${ms(convergedMs)} after the churn; ` +
-      `messages ${JSON.stringify(countsBefore)} -> ${JSON.stringify(countsAfter)}`,
-  );
-  assert.ok(stall.writes > 20, `work went on during the window (${stall.writes} writes)`);
-  for (const [name, count] of Object.entries(countsBefore)) assert.ok((countsAfter[name] ?? 0) >= count, `${name} lost no messages`);
-  assert.ok(Object.values(after).every((leader) => leader !== victim), "no group is led by the stopped node");
-  assert.ok(stall.gapMs < loss.stallBoundMs, `reconciles stalled ${ms(stall.gapMs)} (bound ${ms(loss.stallBoundMs)})`);
-  assertInvariants(t, await chaos.check({ namespaces: [ns], sinceMs: since }));
-
-  // The node comes back and catches up before the next scenario.
-  await chaos.startNatsNode(index);
-  await chaos.cluster?.waitForMetaLeader();
-  await waitReplicated();
+  try {
+    const { churn } = await underChurn(chaos, sets, async () => {
+      await Promise.all(sets.map((set) => chaos.workload.changeTemplate(set)));
+      await waitForWrite(chaos, "rollout pod delete", (w) => w.namespace === ns && w.verb === "delete" && w.resource === "pods" && succeeded(w) && w.receivedUs > rolloutAtUs);
+      stoppedAtMs = Date.now();
+      await chaos.stopNatsNode(index, loss.signal);
+      await sleep(8_000);
+    });
+    const convergedMs = await chaos.waitConverged([ns]);
+    const elections = electionsAfter(before, victim, stoppedAtMs);
+    const after = await leaders();
+    const countsAfter = await messageCounts();
+    // Work remained from the stop until the sets converged (the churn kept changing them until shortly before).
+    const stall = largestGap(fleetWrites(ns), stoppedAtMs, Date.now());
+    t.diagnostic(
+      `${loss.signal} of ${victim} (leaders before ${JSON.stringify(before)}, after ${JSON.stringify(after)}) under churn ` +
+        `(${churn.scales} scales, ${churn.templates} template changes): largest gap between accepted writes ${ms(stall.gapMs)}, ` +
+        `starting ${ms(stall.atMs - stoppedAtMs)} after the stop (${stall.writes} writes); converged ${ms(convergedMs)} after the churn; ` +
+        `messages ${JSON.stringify(countsBefore)} -> ${JSON.stringify(countsAfter)}`,
+    );
+    t.diagnostic(
+      `elections after the stop (the groups ${victim} led were without a leader, so unavailable, this long): ` +
+        `${Object.entries(elections.streams).map(([group, ms_]) => `${group} ${ms_ === undefined ? "none" : ms(ms_)}`).join(", ")}; ` +
+        `${elections.consumers.count} R3 consumers re-elected, the last after ${ms(elections.consumers.maxMs)}` +
+        (elections.metaMs !== undefined ? `; meta leader after ${ms(elections.metaMs)}` : ""),
+    );
+    assert.ok(stall.writes > 20, `work went on during the window (${stall.writes} writes)`);
+    for (const [name, count] of Object.entries(countsBefore)) assert.ok((countsAfter[name] ?? 0) >= count, `${name} lost no messages`);
+    assert.ok(Object.values(after).every((leader) => leader !== victim), "no group is led by the stopped node");
+    assert.ok(stall.gapMs < loss.stallBoundMs, `reconciles stalled ${ms(stall.gapMs)} (bound ${ms(loss.stallBoundMs)})`);
+    assertInvariants(t, await chaos.check({ namespaces: [ns], sinceMs: since }));
+  } finally {
+    // The node comes back and catches up before the next scenario, also after a failed check: the next scenario
+    // stopping a second node of a cluster still missing one would leave no quorum at all.
+    if (stoppedAtMs > 0) {
+      await chaos.startNatsNode(index);
+      await chaos.cluster?.waitForMetaLeader();
+      await waitReplicated();
+    }
+  }
 }
