@@ -1,0 +1,67 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+import { trace } from "@opentelemetry/api";
+import type { JetStreamClient, JetStreamManager, PubAck } from "@nats-io/jetstream";
+import { Registry } from "prom-client";
+import { createLogger } from "../../../common/src/logger.ts";
+import { WATCHED_KINDS } from "../domain/objects.ts";
+import { MirrorState } from "../domain/state.ts";
+import { createWatcherMetrics } from "../metrics.ts";
+import { pod, set } from "../testing/fixtures.ts";
+import { EventContexts, Publisher } from "./publisher.ts";
+
+/** A stream that fails every publish while `healthy` is false, then acks them; records when each publish was sent. */
+function flakyStream() {
+  const sentAtMs: number[] = [];
+  let seq = 0;
+  const stream = {
+    healthy: false,
+    failed: 0,
+    sentAtMs,
+    js: {
+      publish: async () => {
+        sentAtMs.push(performance.now());
+        await sleep(5);
+        if (!stream.healthy) {
+          stream.failed++;
+          throw new Error("no responders");
+        }
+        return { stream: "K8S_OBJS", seq: ++seq, duplicate: false } satisfies Partial<PubAck>;
+      },
+    } as unknown as JetStreamClient,
+  };
+  return stream;
+}
+
+describe("Publisher", () => {
+  it("publishes in flight that fail together pause the pump once, with the first backoff delay", async () => {
+    const state = new MirrorState();
+    for (const kind of WATCHED_KINDS) state.markSynced(kind);
+    state.ledger.activate([]);
+    state.upsert(set("web"));
+    for (let i = 0; i < 8; i++) state.upsert(pod(`web-${i}`, { owners: [{ kind: "StatefulSet", name: "web", controller: true }] }));
+    const stream = flakyStream();
+    const publisher = new Publisher({
+      js: stream.js,
+      jsm: {} as JetStreamManager,
+      state,
+      metrics: createWatcherMetrics(new Registry()),
+      logger: createLogger({ service: "watcher", instance: "test", level: "silent", format: "json" }),
+      tracer: trace.getTracer("test"),
+      contexts: new EventContexts(),
+      options: { stream: "K8S_OBJS", concurrency: 16, timeoutMs: 1_000, backoff: { initialDelayMs: 100, maxDelayMs: 60_000 }, tombstoneTtlMs: 60_000 },
+      random: () => 1,
+    });
+    publisher.kick();
+    const firstRound = 9; // the set and its 8 pods, all in flight at once
+    while (stream.failed < firstRound) await sleep(1);
+    stream.healthy = true;
+    assert.ok(await publisher.drain(5_000), "everything published after the pause");
+    const failedAtMs = Math.max(...stream.sentAtMs.slice(0, firstRound));
+    const retriedAtMs = stream.sentAtMs[firstRound] ?? Infinity;
+    // Counting each of the 9 failures as its own round would pause 100 ms * 2^8 = 25.6 s.
+    assert.ok(retriedAtMs - failedAtMs < 1_000, `retried ${Math.round(retriedAtMs - failedAtMs)} ms after the failures`);
+    publisher.close();
+  });
+});
