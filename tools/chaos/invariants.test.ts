@@ -345,6 +345,28 @@ describe("I2 StatefulSet ordering", () => {
     assert.match(only(check({ timeline: belowPartition }), "I2")[0] ?? "", /below the partition 1/);
   });
 
+  // Upstream 1.37, PR #137666 ("Parallel does not stall on broken old pods", planner scenario 40); the soak of
+  // 2026-11-30 reported these deletions as I2 violations before the checker knew the rule.
+  it("Parallel: an unavailable old-revision pod may be replaced before higher ordinals, an available one may not", () => {
+    const start = [
+      ["ADDED", web(3, { policy: "Parallel" })],
+      revisionEvent(0, "web-r1", 1),
+      ["ADDED", podFacts("web-0")],
+      ["ADDED", podFacts("web-1", { ready: true })],
+      ["ADDED", podFacts("web-2", { ready: true })],
+      ["MODIFIED", web(3, { policy: "Parallel", generation: 2 })],
+      revisionEvent(0, "web-r2", 2),
+    ] as const;
+    const broken = timeline([...start, ["MODIFIED", podFacts("web-0", { deleting: true })]]);
+    assert.deepEqual(only(check({ timeline: broken }), "I2"), [], "web-0 was not Ready: phase 1 replaces it first");
+    const healthy = timeline([
+      ...start,
+      ["MODIFIED", podFacts("web-0", { ready: true })],
+      ["MODIFIED", podFacts("web-0", { ready: true, deleting: true })],
+    ]);
+    assert.match(only(check({ timeline: healthy }), "I2")[0] ?? "", /web-0: a rolling update deleted it .* while web-1 was still at revision web-r1, not web-r2/);
+  });
+
   it("judges a deletion against the set versions a lagging controller may still see", () => {
     // Scaled 3 -> 1 while a rollout ran, then back to 3: the controller, still seeing 1 replica, updates web-0.
     const lagging = timeline([

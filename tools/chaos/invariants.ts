@@ -412,6 +412,9 @@ function deletionProblems(world: World, pod: PodFacts, ordinal: number, set: Set
     problems.extra.push(`deleted at rv ${pod.rv} although it already ran the newest revision ${newest ?? "(none known)"}`);
   }
   if (ordinal < set.partition) problems.ordering.push(`a rolling update deleted it (rv ${pod.rv}) below the partition ${set.partition}`);
+  // Upstream 1.37 with Parallel (PR #137666, planner scenario 40): an old-revision pod that is already unavailable is
+  // replaced first, whatever the ordinals above it; only available pods wait for their turn, highest first.
+  if (set.podManagementPolicy === "Parallel" && !pod.ready) return problems;
   const strict = scaledMaxUnavailable(set.maxUnavailable, set.replicas) === 1;
   for (let j = ordinal + 1; j < end; j++) {
     const higher = world.pods.get(`${pod.namespace}/${set.name}-${j}`);
