@@ -5,7 +5,7 @@ import { createServer } from "node:http";
 import type { IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
-import { KubeApiError, KubeClient, RESOURCES, UserAgentKubeConfig, resourcePath } from "./kube.ts";
+import { KubeApiError, KubeClient, RESOURCES, UserAgentKubeConfig, WriteFencedError, resourcePath } from "./kube.ts";
 
 interface Seen {
   method: string;
@@ -55,6 +55,25 @@ describe("KubeClient", () => {
     kubeConfig.userAgent = "stsfleet-actor/0.1.0 (actor-0)";
     return new KubeClient(kubeConfig, { requestTimeoutMs: 2000 });
   }
+
+  // The soak's one single-writer violation: an actor paused (SIGSTOP) with a create already handed to the HTTP client
+  // sent it on resume, after the lease had lapsed and a new owner had written. The check must run when the bytes go
+  // out, not when the call is made.
+  it("asks mayWrite when the request is about to be written, and sends nothing when it says no", async () => {
+    const kube = client();
+    const before = seen.length;
+    let allowed = true;
+    const call = kube.create({ ...RESOURCES.pods, namespace: "ns" }, { metadata: { name: "fenced" } }, { mayWrite: () => allowed });
+    allowed = false; // the lease lapses after the call but before the request reaches the socket
+    await assert.rejects(call, (error: unknown) => error instanceof WriteFencedError && error.verb === "create");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(seen.length, before, "the server received nothing");
+
+    allowed = true;
+    const created = await kube.create<{ ok: boolean }>({ ...RESOURCES.pods, namespace: "ns" }, { metadata: { name: "allowed" } }, { mayWrite: () => allowed });
+    assert.equal(created.ok, true);
+    assert.equal(seen.at(-1)?.method, "POST");
+  });
 
   it("builds API paths for core and named groups", () => {
     assert.equal(resourcePath({ ...RESOURCES.pods, namespace: "ns", name: "web-0" }), "/api/v1/namespaces/ns/pods/web-0");

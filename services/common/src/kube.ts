@@ -3,7 +3,7 @@
 // server sent them (client-node's generated models turn timestamps into Dates and drop unknown fields).
 import { HttpMethod, KubeConfig, RequestContext, Watch } from "@kubernetes/client-node";
 import { SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
-import { fetch } from "undici";
+import { fetch, getGlobalDispatcher } from "undici";
 import type { Dispatcher } from "undici";
 import type { CommonMetrics } from "./metrics.ts";
 
@@ -142,6 +142,13 @@ export interface KubeRequest {
   readonly signal?: AbortSignal;
   /** Extra request headers (e.g. the fencing epoch, which the simulator records in its audit log). */
   readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * Asked at the last moment before the request's bytes go to the socket (after queueing and connecting); false
+   * aborts it unsent with a WriteFencedError. A writer that may lose its right to write (a shard owner whose lease
+   * lapsed while the process was paused) passes its check here: a check made before the call cannot see a pause
+   * that falls between it and the socket write.
+   */
+  readonly mayWrite?: () => boolean;
   /** For metrics: list, get, create, update, patch, delete, … */
   readonly verb: string;
   readonly resource: string;
@@ -152,6 +159,54 @@ export interface RequestOptions {
   readonly signal?: AbortSignal;
   readonly timeoutMs?: number;
   readonly headers?: Readonly<Record<string, string>>;
+  readonly mayWrite?: () => boolean;
+}
+
+/** A request that `mayWrite` stopped before any of it was sent. */
+export class WriteFencedError extends Error {
+  readonly verb: string;
+  readonly path: string;
+  constructor(fields: { verb: string; path: string }) {
+    super(`${fields.verb} ${fields.path}: not sent, the writer lost its right to write`);
+    this.name = "WriteFencedError";
+    this.verb = fields.verb;
+    this.path = fields.path;
+  }
+}
+
+/** `error` or the first of its causes that is an instance of `type` (fetch wraps its failures in a TypeError). */
+function causeOfType<T extends Error>(error: unknown, type: abstract new (...args: never[]) => T): T | undefined {
+  for (let current = error, depth = 0; current !== undefined && current !== null && depth < 5; depth++) {
+    if (current instanceof type) return current;
+    current = current instanceof Error ? current.cause : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * `base` with a last check per request: undici calls onRequestStart right before it writes the request to the
+ * socket, and a request aborted there is never written (fetch's own handler aborts the same way).
+ */
+function fencedDispatcher(base: Dispatcher, mayWrite: () => boolean, fenced: () => Error): Dispatcher {
+  return base.compose((dispatch) => (options, handler) =>
+    dispatch(options, {
+      ...bindAll(handler),
+      onRequestStart(controller, context) {
+        handler.onRequestStart?.(controller, context);
+        if (!mayWrite()) controller.abort(fenced());
+      },
+    }),
+  );
+}
+
+/** The handler's callbacks, bound to it (handlers may be class instances with private state). */
+function bindAll(handler: Dispatcher.DispatchHandler): Dispatcher.DispatchHandler {
+  const bound: Record<string, unknown> = {};
+  for (const key of ["onRequestUpgrade", "onResponseStart", "onResponseData", "onResponseEnd", "onResponseError", "onRequestSent", "onResponseStarted"] as const) {
+    const callback = (handler as Record<string, unknown>)[key];
+    if (typeof callback === "function") bound[key] = callback.bind(handler);
+  }
+  return bound;
 }
 
 export interface KubeClientOptions {
@@ -256,12 +311,16 @@ export class KubeClient {
     const started = performance.now();
     let status = 0;
     try {
+      const { mayWrite } = request;
+      const dispatcher = mayWrite
+        ? fencedDispatcher(auth.dispatcher ?? getGlobalDispatcher(), mayWrite, () => new WriteFencedError({ verb: request.verb, path: request.path }))
+        : auth.dispatcher;
       const response = await fetch(url, {
         method: request.method,
         headers,
         body,
         signal,
-        ...(auth.dispatcher ? { dispatcher: auth.dispatcher } : {}),
+        ...(dispatcher ? { dispatcher } : {}),
       });
       status = response.status;
       const text = await response.text();
@@ -283,6 +342,8 @@ export class KubeClient {
       return parsed as T;
     } catch (error) {
       if (error instanceof KubeApiError) throw error;
+      const fenced = causeOfType(error, WriteFencedError);
+      if (fenced) throw fenced;
       throw new KubeApiError({
         status: 0,
         verb: request.verb,

@@ -6,7 +6,7 @@ import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import type { JetStreamClient } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { KubeClient, UserAgentKubeConfig } from "../../../common/src/kube.ts";
+import { KubeClient, UserAgentKubeConfig, WriteFencedError } from "../../../common/src/kube.ts";
 import { createLogger } from "../../../common/src/logger.ts";
 import type { PlanAction, PlanStep } from "../planner/index.ts";
 import { Executor } from "./executor.ts";
@@ -61,10 +61,18 @@ describe("Executor: the epoch on every Kubernetes request", () => {
       epoch: 4242,
       turn: 1,
       signal: new AbortController().signal,
+      mayWrite: () => true,
     };
     const result = await executor.executeStep(step, ctx);
     assert.deepEqual(result.errors, []);
     assert.equal(seen.length, actions.length);
     for (const request of seen) assert.equal(request.epoch, "17/4242/actor-2", `${request.method} ${request.url}`);
+
+    // The same step once the member may no longer write (its lease lapsed during a pause): nothing is sent.
+    const sentBefore = seen.length;
+    const fenced = await executor.executeStep(step, { ...ctx, mayWrite: () => false });
+    assert.equal(fenced.ok, false);
+    assert.ok(fenced.errors.length > 0 && fenced.errors.every((error) => error instanceof WriteFencedError), String(fenced.errors[0]));
+    assert.equal(seen.length, sentBefore, "no request reached the server");
   });
 });

@@ -31,6 +31,11 @@ export interface TurnContext {
   readonly turn: number;
   /** Aborted when the member loses the shard or its lease (self-fencing). */
   readonly signal: AbortSignal;
+  /**
+   * Whether the member may still write for this epoch, asked again just before each request goes to the socket: the
+   * signal is aborted by a timer, which runs too late after a pause that outlived the lease (ADR 0071, W3).
+   */
+  readonly mayWrite: () => boolean;
 }
 
 export interface ExecutorDeps {
@@ -175,7 +180,11 @@ export class Executor {
     const { kube } = this.deps;
     const ns = ctx.set.namespace;
     // The epoch goes on every request so the audit log shows which owner wrote what (single-writer checks).
-    const options = { signal: ctx.signal, headers: { [FENCING_EPOCH_HEADER]: fencingEpoch(ctx.address.shard, ctx.epoch, this.deps.member) } };
+    const options = {
+      signal: ctx.signal,
+      mayWrite: ctx.mayWrite,
+      headers: { [FENCING_EPOCH_HEADER]: fencingEpoch(ctx.address.shard, ctx.epoch, this.deps.member) },
+    };
     switch (action.type) {
       case "createRevision": {
         try {

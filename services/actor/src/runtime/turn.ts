@@ -158,7 +158,7 @@ async function runTurn(deps: TurnDeps, input: TurnInput): Promise<TurnOutcome> {
   const uid = snapshot.set.metadata?.uid ?? "";
   const set: SetRef = { namespace, name, uid: uid || "unknown" };
   const address: SetAddress = { shard, namespace, name };
-  const ctx: TurnContext = { address, set, epoch, turn: input.turn, signal };
+  const ctx: TurnContext = { address, set, epoch, turn: input.turn, signal, mayWrite: () => !signal.aborted && deps.ownership.canAct(shard, epoch) };
   const log = deps.logger.child({ namespace, name, turn: input.turn });
 
   const actionCount = result.steps.reduce((n, step) => n + step.actions.length, 0);
