@@ -19,7 +19,7 @@
 // nats-server 2.9 places a new R1 consumer on any peer of the stream, including one that is down: about one
 // consumer create in three then gets no answer at all while a node of a 3-node cluster is missing (measured: 6 to
 // 9 of 20 creates timed out, for as long as the node stayed away). The feeds therefore make their JetStream
-// requests with a short timeout (feedJetStream) and retry a timed-out create at once.
+// requests with a shorter timeout (feedJetStream) and retry a timed-out create at once.
 import { setTimeout as sleep } from "node:timers/promises";
 import { DeliverPolicy, jetstream } from "@nats-io/jetstream";
 import type { ConsumerMessages, JetStreamClient, JetStreamManager, OrderedConsumerOptions } from "@nats-io/jetstream";
@@ -45,7 +45,7 @@ const REOPEN_RETRY_MS = 500;
  * JetStream API timeout of the feeds' requests (consumer create, info, delete): a create answers in tens of
  * milliseconds, or never when the server placed the consumer on a node that is down (see the top of this file).
  */
-export const FEED_API_TIMEOUT_MS = 1_500;
+export const FEED_API_TIMEOUT_MS = 2_000;
 /** The server heartbeats an idle pull every PULL_EXPIRES_MS / 2 (nats.js's default idle_heartbeat). */
 const HEARTBEAT_MS = PULL_EXPIRES_MS / 2;
 /** Silence after which the watchdog re-opens a feed: one heartbeat later than nats.js's own report would. */
@@ -180,13 +180,25 @@ export class ShardIntake {
     })();
   }
 
-  /** Re-opens the feed when `messages` brought neither a message nor a heartbeat for SILENT_AFTER_MS. */
+  /**
+   * Re-opens the feed when `messages` brought neither a message nor a heartbeat for SILENT_AFTER_MS. A tick that
+   * comes late (this process was paused or starved of CPU) only re-arms: the heartbeats of that time may still be
+   * unread in the socket, and timers run before I/O in Node's loop. The check itself waits for setImmediate, after
+   * one round of I/O.
+   */
   private watch(shard: number, feed: ShardFeed, messages: ConsumerMessages): void {
     clearInterval(feed.watchdog);
+    let lastTickMs = performance.now();
     feed.watchdog = setInterval(() => {
-      if (feed.stopped || feed.messages !== messages) return;
-      const silentMs = performance.now() - feed.lastSignMs;
-      if (silentMs >= SILENT_AFTER_MS) void this.reopen(shard, feed, messages, `no message or heartbeat for ${Math.round(silentMs)} ms`);
+      const tickMs = performance.now();
+      const lateMs = tickMs - lastTickMs - HEARTBEAT_MS;
+      lastTickMs = tickMs;
+      if (lateMs > HEARTBEAT_MS / 2) return;
+      setImmediate(() => {
+        if (feed.stopped || feed.messages !== messages) return;
+        const silentMs = performance.now() - feed.lastSignMs;
+        if (silentMs >= SILENT_AFTER_MS) void this.reopen(shard, feed, messages, `no message or heartbeat for ${Math.round(silentMs)} ms`);
+      });
     }, HEARTBEAT_MS);
     feed.watchdog.unref();
   }
