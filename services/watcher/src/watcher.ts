@@ -156,6 +156,9 @@ export async function startWatcher(config: Readonly<WatcherConfig>, deps: Watche
     lifetime.signal,
   );
   const js = jetstream(connection);
+  // The stream index is read through an R1 consumer, which nats-server 2.9 may place on a cluster node that is
+  // down; that create is never answered, so it times out early and is retried (ADR 0083).
+  const indexJs = jetstream(connection, { timeout: 2_000 });
 
   const kubeConfig = deps.kubeConfig ?? loadKubeConfig(config.kubeconfig, userAgent("watcher", config.name));
   const kubeClient = new KubeClient(kubeConfig, { requestTimeoutMs: config.kubeRequestTimeoutMs, metrics: common });
@@ -278,7 +281,7 @@ export async function startWatcher(config: Readonly<WatcherConfig>, deps: Watche
   const activate = async (generation: number) => {
     for (let attempt = 0; generation === activation && !stopping; attempt++) {
       try {
-        const index = await readStreamIndex(js, topology.jsm, {
+        const index = await readStreamIndex(indexJs, topology.jsm, {
           stream: STREAMS.objects,
           filter: objectSubjects.all,
           batchWaitMs: Math.min(2_000, config.publishTimeoutMs),
