@@ -5,9 +5,10 @@
 // their messages) and the stall of reconciles (the largest gap between consecutive accepted writes of the fleet,
 // from the last write before the stop until the sets converged; the churn keeps work pending all along).
 //
-// The stack runs the default lease profile (15 s / 10 s / 2 s), the one production pairs with R3: a crashed node's
-// Raft groups are leaderless for 4-9 s, longer than the fast profile's 5 s renew deadline, so with the fast profile
-// a crash of the node leading the `members` bucket makes every replica self-fence (ADR 0083).
+// The stack runs the default lease profile (15 s / 10 s / 2 s) for the actors and the watcher, the one production
+// pairs with R3: a crashed node's Raft groups are leaderless for 4-9 s, longer than the fast profile's 5 s renew
+// deadline (the harness's watcher lease: 2 s), so with it a crash of the node leading the `members` bucket makes
+// every replica self-fence (ADR 0083).
 //
 // Bounds (ADR 0083, measured on nats-server 2.9.10, 2 cores):
 // - SIGTERM: the node's Raft leaders step down first and a follower takes over within 0.1-0.6 s; the stall must stay
@@ -144,7 +145,13 @@ const LOSSES: readonly Loss[] = [
 
 describe("chaos: a 3-node JetStream cluster loses a node", { concurrency: false }, () => {
   before(async () => {
-    chaos = await ChaosStack.start({ natsCluster: true, actors: 2, leaseProfile: "default" });
+    chaos = await ChaosStack.start({
+      natsCluster: true,
+      actors: 2,
+      leaseProfile: "default",
+      // The watcher's own lease at its defaults too (the harness shortens it to 3 s), for the same reason.
+      serviceArgs: { watcher: ["--lease-duration-ms", "15000", "--lease-renew-deadline-ms", "10000", "--lease-retry-period-ms", "2000"] },
+    });
   });
   after(() => chaos.stop());
 
