@@ -5,7 +5,7 @@ import { after, before, describe, it } from "node:test";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { startNatsCluster } from "./nats-server.ts";
+import { isNatsClusterEvent, natsLeaderEvents, natsLogTimeMs, startNatsCluster } from "./nats-server.ts";
 import type { RunningNatsCluster } from "./nats-server.ts";
 
 describe("startNatsCluster", () => {
@@ -46,5 +46,31 @@ describe("startNatsCluster", () => {
     const info = await jsm.streams.info("R3");
     assert.equal(info.state.messages, 2);
     assert.equal(info.config.num_replicas, 3);
+  });
+});
+
+describe("nats-server log reading", () => {
+  const log = [
+    "[21071] 2026/11/30 02:47:16.757247 [DBG] RAFT [44jzkV9D - S-R3F-1Pq1HJj5] Switching to candidate",
+    "[21071] 2026/11/30 02:47:16.760848 [INF] JetStream cluster new stream leader for '$G > KV_members'",
+    "[21071] 2026/11/30 02:47:16.9 [INF] JetStream cluster new consumer leader for '$G > STS_CMD > pvc'",
+    "[21071] 2026/11/30 02:47:17.000100 [INF] Self is new JetStream cluster metadata leader",
+    "[21071] 2026/11/30 02:47:17.100000 [DBG] 127.0.0.1:5000 - cid:7 - Client Ping Timer",
+    "not a log line",
+  ].join("\n");
+
+  it("finds the stream, consumer and meta elections a node logged, with millisecond UTC times", () => {
+    assert.deepEqual(natsLeaderEvents("n2", log), [
+      { node: "n2", atMs: Date.UTC(2026, 10, 30, 2, 47, 16, 760), kind: "stream", group: "KV_members" },
+      { node: "n2", atMs: Date.UTC(2026, 10, 30, 2, 47, 16, 900), kind: "consumer", group: "STS_CMD > pvc" },
+      { node: "n2", atMs: Date.UTC(2026, 10, 30, 2, 47, 17, 0), kind: "meta", group: "_meta_" },
+    ]);
+    assert.equal(natsLogTimeMs("not a log line"), undefined);
+  });
+
+  it("keeps cluster events and Raft elections for a failure's tail, not client chatter", () => {
+    const kept = log.split("\n").filter(isNatsClusterEvent);
+    assert.equal(kept.length, 5);
+    assert.ok(!kept.some((line) => line.includes("cid:")));
   });
 });
