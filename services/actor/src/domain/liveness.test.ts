@@ -14,6 +14,17 @@ describe("LivenessObserver", () => {
     assert.deepEqual(observer.expired(2600, 1500), [{ member: "a", revision: 2 }, { member: "b", revision: 5 }]);
   });
 
+  it("says how long a member's record has stayed the same (a renewal restarts it)", () => {
+    const observer = new LivenessObserver();
+    assert.equal(observer.silentForMs("a", 0), undefined);
+    observer.observe("a", 1, 100);
+    assert.equal(observer.silentForMs("a", 600), 500);
+    observer.observe("a", 2, 700);
+    assert.equal(observer.silentForMs("a", 900), 200);
+    observer.reconnect(1_000);
+    assert.equal(observer.silentForMs("a", 1_100), 100, "time spent disconnected does not count");
+  });
+
   it("pauses while disconnected and restarts every observation on reconnect", () => {
     const observer = new LivenessObserver();
     observer.observe("a", 1, 0);

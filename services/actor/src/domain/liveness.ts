@@ -32,6 +32,12 @@ export class LivenessObserver {
     for (const observation of this.observations.values()) observation.sinceMs = nowMs;
   }
 
+  /** How long this observer has seen the same revision of the member's record (undefined: not observed). */
+  silentForMs(member: string, nowMs: number): number | undefined {
+    const observation = this.observations.get(member);
+    return observation === undefined ? undefined : nowMs - observation.sinceMs;
+  }
+
   /** Members whose record has not changed for leaseDurationMs of connected time, with the revision seen. */
   expired(nowMs: number, leaseDurationMs: number): { member: string; revision: number }[] {
     if (this.disconnected) return [];

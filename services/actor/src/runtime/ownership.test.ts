@@ -9,7 +9,7 @@ import { codecs, memberKeys, probeSubjects, shardKeys } from "#protocol";
 import { useNatsServer } from "../../../../test/support/nats.ts";
 import { createLogger } from "../../../common/src/logger.ts";
 import { provisionTopology } from "../../../common/src/topology.ts";
-import { ShardOwnership } from "./ownership.ts";
+import { DEFAULT_FLEET_TIMINGS, ShardOwnership } from "./ownership.ts";
 import type { FleetTimings, LeaseProfile } from "./ownership.ts";
 
 const logger = createLogger({ service: "test", instance: "t", level: "silent", format: "json" });
@@ -46,7 +46,7 @@ describe("fleet ownership", async () => {
     for (const close of closers) await close().catch(() => undefined);
   });
 
-  async function member(name: string, options: { wrapShards?: (shards: KV) => KV; timings?: Partial<FleetTimings> } = {}) {
+  async function member(name: string, options: { wrapShards?: (shards: KV) => KV; timings?: Partial<FleetTimings>; profile?: LeaseProfile } = {}) {
     const connection = await connect({ servers: server.url, name });
     closers.push(() => connection.close());
     const topology = await provisionTopology(connection, { replicas: 1 });
@@ -59,7 +59,7 @@ describe("fleet ownership", async () => {
       members: topology.members,
       shards: options.wrapShards ? options.wrapShards(topology.shards) : topology.shards,
       name,
-      profile,
+      profile: options.profile ?? profile,
       timings: { ...timings, ...options.timings },
       logger,
       listener: {
@@ -167,6 +167,39 @@ describe("fleet ownership", async () => {
     await eventually(() => a.ownership.ownedShards().size === 256, "a takes every shard back");
     assert.deepEqual(await disagreements(a), [], "every shard a owns is recorded as a's claim at a's epoch");
     await a.ownership.stop();
+  });
+
+  // The soak of 2026-11-30: a replica paused right after it joined was released ~80 shards it never claimed; they sat
+  // unowned until the 5 s orphan rule, and were then released to it again.
+  it("takes back at once what it released to a member that went quiet, and releases nothing more to it", async () => {
+    // A long lease, so the quiet member stays alive (not dead) for the whole test.
+    const a = await member("actor-q", { profile: { leaseDurationMs: 20_000, renewDeadlineMs: 1_000, retryPeriodMs: 200 } });
+    await eventually(() => a.ownership.ownedShards().size === 256, "a owns every shard");
+    const quiet = await connect({ servers: server.url, name: "quiet" });
+    closers.push(() => quiet.close());
+    quiet.subscribe(probeSubjects.build("quiet"), { callback: () => undefined }); // paused: probes time out
+    await quiet.flush();
+    const key = memberKeys.build("quiet");
+    let revision = await a.topology.members.put(key, peerRecord("quiet", "q1", "alive"));
+    const renewing = setInterval(() => {
+      void a.topology.members.update(key, peerRecord("quiet", "q1", "alive"), revision).then((next) => (revision = next), () => undefined);
+    }, 100);
+    try {
+      await eventually(() => a.ownership.ownedShards().size < 200, "a released the newcomer's share");
+    } finally {
+      clearInterval(renewing);
+    }
+    const quietSince = Date.now();
+    await eventually(() => a.ownership.ownedShards().size === 256, "a takes the unclaimed shards back", 4_000);
+    const tookBackMs = Date.now() - quietSince;
+    assert.ok(tookBackMs < DEFAULT_FLEET_TIMINGS.orphanClaimAfterMs, `took back after ${tookBackMs} ms, not after the 5 s orphan rule`);
+    // No ping-pong: nothing is released to the quiet member again.
+    const lostBefore = a.lost.length;
+    await sleep(1_500);
+    assert.equal(a.lost.length, lostBefore, "nothing released again");
+    assert.deepEqual(a.deaths, [], "quiet is not dead: its lease has not run out");
+    await a.ownership.stop();
+    await a.topology.members.update(key, peerRecord("quiet", "q1", "dead"), revision); // not a peer of later tests
   });
 
   it("does not record a claim that the watch has already seen overtaken while the claim batch was in flight", async () => {

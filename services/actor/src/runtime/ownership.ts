@@ -472,6 +472,17 @@ export class ShardOwnership {
   }
 
   /**
+   * Alive and renewing: its record changed within two of its retry periods on this member's clock. A member that
+   * stopped renewing is not dead until its lease runs out, but it will not claim anything meanwhile either.
+   */
+  private responsive(member: string, now: number): boolean {
+    if (member === this.options.name) return true;
+    const record = this.memberViews.get(member)?.record;
+    const silentMs = this.liveness.silentForMs(member, now);
+    return record?.state === "alive" && silentMs !== undefined && silentMs < 2 * record.retryPeriodMs;
+  }
+
+  /**
    * "dead": the owner's record says so (or it is an earlier incarnation of this member): claim now.
    * "suspect": its member record is missing or names another incarnation. The two KV watches are not ordered
    * with each other, so this may only be a record we have not seen yet: claim only after orphanClaimAfterMs.
@@ -510,6 +521,7 @@ export class ShardOwnership {
     const stable = now - this.aliveSinceMs >= this.timings.stableAfterMs;
     const desired = desiredAssignment(alive.filter((m) => !(this.leaving && m === this.options.name)));
 
+    const responsive = new Set(alive.filter((member) => this.responsive(member, now)));
     const claims: { shard: number; view: ShardView | undefined }[] = [];
     const releases: number[] = [];
     for (const shard of ALL_SHARDS) {
@@ -517,7 +529,8 @@ export class ShardOwnership {
       const want = desired.get(shard);
       if (this.owned.has(shard)) {
         if (this.releasing.has(shard)) continue;
-        if (this.leaving || (stable && want !== undefined && want !== this.options.name)) releases.push(shard);
+        // Never to a member that has gone quiet (paused right after joining, say): it would not claim.
+        if (this.leaving || (stable && want !== undefined && want !== this.options.name && responsive.has(want))) releases.push(shard);
         continue;
       }
       if (this.leaving) continue;
@@ -532,8 +545,9 @@ export class ShardOwnership {
       if (view && view.orphanSinceMs === undefined) view.orphanSinceMs = now;
       const orphanLong = view?.orphanSinceMs !== undefined && now - view.orphanSinceMs >= this.timings.orphanClaimAfterMs;
       if (status === "suspect" && !orphanLong) continue;
-      const desiredOwnerAlive = want !== undefined && alive.includes(want);
-      if (mine || want === this.options.name || orphanLong || !desiredOwnerAlive) claims.push({ shard, view });
+      // A desired owner that has gone quiet will not claim soon; anyone may, and gives it back once it renews again.
+      const desiredOwnerResponsive = want !== undefined && responsive.has(want);
+      if (mine || want === this.options.name || orphanLong || !desiredOwnerResponsive) claims.push({ shard, view });
     }
 
     if (claims.length > 0) await this.claim(claims);
