@@ -46,7 +46,10 @@ describe("fleet ownership", async () => {
     for (const close of closers) await close().catch(() => undefined);
   });
 
-  async function member(name: string, options: { wrapShards?: (shards: KV) => KV; timings?: Partial<FleetTimings>; profile?: LeaseProfile } = {}) {
+  async function member(
+    name: string,
+    options: { wrapShards?: (shards: KV) => KV; wrapMembers?: (members: KV) => KV; timings?: Partial<FleetTimings>; profile?: LeaseProfile } = {},
+  ) {
     const connection = await connect({ servers: server.url, name });
     closers.push(() => connection.close());
     const topology = await provisionTopology(connection, { replicas: 1 });
@@ -56,7 +59,7 @@ describe("fleet ownership", async () => {
     const ownership = new ShardOwnership({
       onDeath: (event) => deaths.push(event),
       connection,
-      members: topology.members,
+      members: options.wrapMembers ? options.wrapMembers(topology.members) : topology.members,
       shards: options.wrapShards ? options.wrapShards(topology.shards) : topology.shards,
       name,
       profile: options.profile ?? profile,
@@ -271,6 +274,44 @@ describe("fleet ownership", async () => {
     assert.deepEqual(a.deaths, [{ member: "victim", why: "no-responders" }], "by probe, not by the lease (1.5 s)");
     assert.ok(detectedMs < 1_200, `declared dead ${detectedMs} ms after the kill, not after the 3 s probe timeout`);
     await a.ownership.stop();
+  });
+
+  // Seen by the node-loss chaos test: while the members bucket had no leader (a NATS node crashed), nobody could
+  // renew; when it came back, a member whose own renewals had failed declared a live peer dead by lease expiry.
+  it("does not count a peer's silence while its own renewals fail", async () => {
+    let outage = false;
+    // The outage as this member sees it: every write to the members bucket fails.
+    const failWrites = (members: KV): KV =>
+      new Proxy(members, {
+        get(target, property, receiver) {
+          const value: unknown = Reflect.get(target, property, receiver);
+          if (property !== "update" || typeof value !== "function") return value;
+          return (...args: unknown[]) => (outage ? Promise.reject(new Error("no leader")) : (Reflect.apply(value, target, args) as unknown));
+        },
+      });
+    const a = await member("actor-o", { wrapMembers: failWrites });
+    await eventually(() => a.ownership.ownedShards().size > 0, "a owns shards");
+    const peer = await connect({ servers: server.url, name: "patient" });
+    closers.push(() => peer.close());
+    peer.subscribe(probeSubjects.build("patient"), { callback: (_error, message) => void message.respond(new Uint8Array()) });
+    await peer.flush();
+    const key = memberKeys.build("patient");
+    let revision = await a.topology.members.put(key, peerRecord("patient", "p1", "alive"));
+    const renew = () => a.topology.members.update(key, peerRecord("patient", "p1", "alive"), revision).then((next) => (revision = next), () => undefined);
+    let renewing = setInterval(() => void renew(), 100);
+    await sleep(500);
+    // Both sides' renewals stop for 1.2 s (the bucket is down for everyone); the peer needs 0.7 s more to recover.
+    outage = true;
+    clearInterval(renewing);
+    await sleep(1_200);
+    outage = false;
+    await sleep(700);
+    renewing = setInterval(() => void renew(), 100);
+    await sleep(1_000);
+    clearInterval(renewing);
+    assert.deepEqual(a.deaths, [], "1.9 s of silence, but only 0.7 s of it while a could renew (lease 1.5 s)");
+    await a.ownership.stop();
+    await a.topology.members.update(key, peerRecord("patient", "p1", "dead"), revision);
   });
 
   it("declares a paused member dead only after the lease expires (a probe timeout proves nothing)", async () => {

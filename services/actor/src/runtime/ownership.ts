@@ -142,6 +142,7 @@ export class ShardOwnership {
   private aliveSetKey = "";
   private aliveSinceMs = 0;
   private reconnectedAtMs = 0;
+  private renewsFailing = false;
   private timers: NodeJS.Timeout[] = [];
   private probeSubscription: Subscription | undefined;
   private watchStops: (() => void)[] = [];
@@ -344,10 +345,18 @@ export class ShardOwnership {
     try {
       this.memberRevision = await this.options.members.update(key, this.memberRecord(this.leaving ? "leaving" : "alive"), this.memberRevision);
       this.lastRenewSentMs = sentMs;
+      if (this.renewsFailing) {
+        // Peers could not renew either while we could not: their lease clocks start again from now.
+        this.renewsFailing = false;
+        this.liveness.reconnect(this.now());
+      }
     } catch (error) {
       // A renew in flight when stop() wrote `dead` loses the compare-and-set; a stopped member never re-joins.
       if (this.stopped) return;
-      const current = decode(await this.options.members.get(key).catch(() => null), (b) => codecs.memberRecord.decode(b));
+      // Bounded: the next renew must not wait behind this read (the bucket may have no leader for seconds).
+      const read = this.options.members.get(key).catch(() => null);
+      const timeout = new Promise<null>((resolve) => setTimeout(() => resolve(null), this.options.profile.retryPeriodMs).unref());
+      const current = decode(await Promise.race([read, timeout]), (b) => codecs.memberRecord.decode(b));
       if (current && (current.incarnation !== this.incarnation || current.state === "dead")) {
         // Declared dead (or our name taken): never "un-die". Drop everything, re-join as a new incarnation.
         this.options.logger.error({ err: error }, "this member was declared dead; dropping all shards and re-joining");
@@ -356,6 +365,10 @@ export class ShardOwnership {
         await this.join().catch((joinError: unknown) => this.options.logger.error({ err: joinError }, "re-join failed"));
       } else {
         this.options.logger.warn({ err: error }, "lease renew failed");
+        // While our own renewals fail (members bucket without a leader, say), the peers' fail too: their silence
+        // proves nothing, so their lease clocks pause as they do while we are disconnected.
+        this.renewsFailing = true;
+        this.liveness.disconnect();
       }
       return;
     }
