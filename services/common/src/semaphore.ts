@@ -1,22 +1,26 @@
-/** A counting semaphore: at most `permits` holders at once, waiters served in arrival order. */
+/**
+ * A counting semaphore: at most `permits` holders at once. Waiters are served in arrival order, urgent ones before
+ * the others.
+ */
 export class Semaphore {
   private available: number;
+  private readonly urgent: (() => void)[] = [];
   private readonly waiters: (() => void)[] = [];
 
   constructor(permits: number) {
     this.available = permits;
   }
 
-  async acquire(): Promise<void> {
+  async acquire(options: { urgent?: boolean } = {}): Promise<void> {
     if (this.available > 0) {
       this.available -= 1;
       return;
     }
-    await new Promise<void>((resolve) => this.waiters.push(resolve));
+    await new Promise<void>((resolve) => (options.urgent ? this.urgent : this.waiters).push(resolve));
   }
 
   release(): void {
-    const next = this.waiters.shift();
+    const next = this.urgent.shift() ?? this.waiters.shift();
     if (next) next();
     else this.available += 1;
   }

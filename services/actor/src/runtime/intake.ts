@@ -56,6 +56,8 @@ const SILENT_AFTER_MS = (REOPEN_AFTER_MISSED_HEARTBEATS + 1) * HEARTBEAT_MS;
  * renewals queue behind them until it self-fences (seen in the chaos soak).
  */
 const OPEN_CONCURRENCY = 16;
+/** Last-message lookups (one direct get each) at once: they decide which shards' consumers are created first. */
+const LOOKUP_CONCURRENCY = 64;
 
 interface ShardFeed {
   messages: ConsumerMessages | undefined;
@@ -84,6 +86,7 @@ export class ShardIntake {
   private readonly feeds = new Map<number, ShardFeed>();
   private readonly loggedReasons = new Set<string>();
   private readonly opening = new Semaphore(OPEN_CONCURRENCY);
+  private readonly looking = new Semaphore(LOOKUP_CONCURRENCY);
   private readonly js: JetStreamClient;
   private readonly jsm: JetStreamManager;
   private readonly store: ObjectStore;
@@ -112,24 +115,32 @@ export class ShardIntake {
     if (this.feeds.has(shard)) return;
     const feed: ShardFeed = { messages: undefined, synced: false, stopped: false, lastSeq: 0, targetSeq: 0, lastSignMs: 0, watchdog: undefined };
     this.feeds.set(shard, feed);
-    await this.opening.acquire();
-    try {
-      // Retried until it works or the shard is closed: the shard stays owned, so giving up would leave it unserved.
-      while (!feed.stopped) {
-        try {
-          // null: the shard has no message yet. An error (timeout) must not count as "nothing to replay".
-          const last = await this.jsm.streams.getMessage(STREAMS.objects, { last_by_subj: objectSubjects.shardFilter(shard) });
-          feed.targetSeq = last?.seq ?? 0;
-          if (feed.targetSeq === 0) this.markSynced(shard, feed);
-          await this.consume(shard, feed);
-          return;
-        } catch (error) {
-          this.logger.warn({ shard, err: error }, "opening the shard feed failed; retrying");
-          await sleep(retryDelayMs(error));
-        }
+    // Retried until it works or the shard is closed: the shard stays owned, so giving up would leave it unserved.
+    while (!feed.stopped) {
+      try {
+        // null: the shard has no message yet. An error (timeout) must not count as "nothing to replay".
+        const last = await this.withPermit(this.looking, {}, () =>
+          this.jsm.streams.getMessage(STREAMS.objects, { last_by_subj: objectSubjects.shardFilter(shard) }),
+        );
+        feed.targetSeq = last?.seq ?? 0;
+        if (feed.targetSeq === 0) this.markSynced(shard, feed);
+        // Shards holding objects first: their sets wait for a turn (after a failover, the first write of the new
+        // owner waits for them); an empty shard's consumer only has to follow objects created from now on.
+        await this.withPermit(this.opening, { urgent: feed.targetSeq > 0 }, () => this.consume(shard, feed));
+        return;
+      } catch (error) {
+        this.logger.warn({ shard, err: error }, "opening the shard feed failed; retrying");
+        await sleep(retryDelayMs(error));
       }
+    }
+  }
+
+  private async withPermit<T>(semaphore: Semaphore, options: { urgent?: boolean }, work: () => Promise<T>): Promise<T> {
+    await semaphore.acquire(options);
+    try {
+      return await work();
     } finally {
-      this.opening.release();
+      semaphore.release();
     }
   }
 
