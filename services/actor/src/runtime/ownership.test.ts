@@ -31,6 +31,20 @@ function peerRecord(name: string, incarnation: string, state: "alive" | "dead"):
   });
 }
 
+/**
+ * `kv` with `methods` routed through `around`, which decides whether and when the real call happens: failure and
+ * delay injection on a real bucket.
+ */
+function intercepting(kv: KV, methods: readonly string[], around: (call: () => Promise<unknown>, args: unknown[]) => Promise<unknown>): KV {
+  return new Proxy(kv, {
+    get(target, property, receiver) {
+      const value: unknown = Reflect.get(target, property, receiver);
+      if (typeof property !== "string" || !methods.includes(property) || typeof value !== "function") return value;
+      return (...args: unknown[]) => around(() => Reflect.apply(value, target, args) as Promise<unknown>, args);
+    },
+  });
+}
+
 async function eventually(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
@@ -73,6 +87,45 @@ describe("fleet ownership", async () => {
     });
     await ownership.start();
     return { name, connection, topology, ownership, gained, lost, deaths };
+  }
+
+  /**
+   * A peer the test plays by hand: its own NATS connection with a probe subscription (answering or, like a paused
+   * process, swallowing probes), and a member record it renews every 100 ms while told to.
+   */
+  async function playPeer(members: KV, name: string, options: { answerProbes: boolean; onProbe?: () => void }) {
+    const connection = await connect({ servers: server.url, name });
+    closers.push(() => connection.close());
+    connection.subscribe(probeSubjects.build(name), {
+      callback: (_error, message) => {
+        options.onProbe?.();
+        if (options.answerProbes) message.respond(new Uint8Array());
+      },
+    });
+    await connection.flush();
+    const key = memberKeys.build(name);
+    const incarnation = `${name}-1`;
+    let revision = await members.put(key, peerRecord(name, incarnation, "alive"));
+    let renewing: NodeJS.Timeout | undefined;
+    const stopRenewing = () => {
+      clearInterval(renewing);
+      renewing = undefined;
+    };
+    return {
+      connection,
+      key,
+      startRenewing(): void {
+        renewing ??= setInterval(() => {
+          void members.update(key, peerRecord(name, incarnation, "alive"), revision).then((next) => (revision = next), () => undefined);
+        }, 100);
+      },
+      stopRenewing,
+      /** Gone for good (a graceful leave), so that it is no peer of later tests. */
+      async markDead(): Promise<void> {
+        stopRenewing();
+        await members.update(key, peerRecord(name, incarnation, "dead"), revision);
+      },
+    };
   }
 
   /** Every shard owned by exactly one member, as the members themselves believe. */
@@ -150,23 +203,15 @@ describe("fleet ownership", async () => {
     const a = await member("actor-back");
     await eventually(() => a.ownership.ownedShards().size === 256, "a owns every shard");
     // A peer that is alive (renews, answers probes) but never claims: a releases the peer's share to it.
-    const ghost = await connect({ servers: server.url, name: "ghost" });
-    closers.push(() => ghost.close());
-    ghost.subscribe(probeSubjects.build("ghost"), { callback: (_error, message) => void message.respond(new Uint8Array()) });
-    await ghost.flush();
-    const key = memberKeys.build("ghost");
-    const record = (state: "alive" | "dead") => peerRecord("ghost", "g1", state);
-    let revision = await a.topology.members.put(key, record("alive"));
-    const renewing = setInterval(() => {
-      void a.topology.members.update(key, record("alive"), revision).then((next) => (revision = next), () => undefined);
-    }, 100);
+    const ghost = await playPeer(a.topology.members, "ghost", { answerProbes: true });
+    ghost.startRenewing();
     try {
       await eventually(() => a.ownership.ownedShards().size < 200, "a released the ghost's share");
     } finally {
-      clearInterval(renewing);
+      ghost.stopRenewing();
     }
     await sleep(150);
-    await a.topology.members.update(key, record("dead"), revision);
+    await ghost.markDead();
     await eventually(() => a.ownership.ownedShards().size === 256, "a takes every shard back");
     assert.deepEqual(await disagreements(a), [], "every shard a owns is recorded as a's claim at a's epoch");
     await a.ownership.stop();
@@ -178,19 +223,12 @@ describe("fleet ownership", async () => {
     // A long lease, so the quiet member stays alive (not dead) for the whole test.
     const a = await member("actor-q", { profile: { leaseDurationMs: 20_000, renewDeadlineMs: 1_000, retryPeriodMs: 200 } });
     await eventually(() => a.ownership.ownedShards().size === 256, "a owns every shard");
-    const quiet = await connect({ servers: server.url, name: "quiet" });
-    closers.push(() => quiet.close());
-    quiet.subscribe(probeSubjects.build("quiet"), { callback: () => undefined }); // paused: probes time out
-    await quiet.flush();
-    const key = memberKeys.build("quiet");
-    let revision = await a.topology.members.put(key, peerRecord("quiet", "q1", "alive"));
-    const renewing = setInterval(() => {
-      void a.topology.members.update(key, peerRecord("quiet", "q1", "alive"), revision).then((next) => (revision = next), () => undefined);
-    }, 100);
+    const quiet = await playPeer(a.topology.members, "quiet", { answerProbes: false }); // paused: probes time out
+    quiet.startRenewing();
     try {
       await eventually(() => a.ownership.ownedShards().size < 200, "a released the newcomer's share");
     } finally {
-      clearInterval(renewing);
+      quiet.stopRenewing();
     }
     const quietSince = Date.now();
     await eventually(() => a.ownership.ownedShards().size === 256, "a takes the unclaimed shards back", 4_000);
@@ -202,7 +240,7 @@ describe("fleet ownership", async () => {
     assert.equal(a.lost.length, lostBefore, "nothing released again");
     assert.deepEqual(a.deaths, [], "quiet is not dead: its lease has not run out");
     await a.ownership.stop();
-    await a.topology.members.update(key, peerRecord("quiet", "q1", "dead"), revision); // not a peer of later tests
+    await quiet.markDead();
   });
 
   it("does not record a claim that the watch has already seen overtaken while the claim batch was in flight", async () => {
@@ -211,15 +249,9 @@ describe("fleet ownership", async () => {
     const slowKey = shardKeys.build(slow);
     // The claim of one shard of the batch takes 800 ms, so the batch's other claims wait for it.
     const delaySlowShard = (shards: KV): KV =>
-      new Proxy(shards, {
-        get(target, property, receiver) {
-          const value: unknown = Reflect.get(target, property, receiver);
-          if ((property !== "update" && property !== "create") || typeof value !== "function") return value;
-          return async (...args: unknown[]) => {
-            if (args[0] === slowKey) await sleep(800);
-            return Reflect.apply(value, target, args) as unknown;
-          };
-        },
+      intercepting(shards, ["update", "create"], async (call, args) => {
+        if (args[0] === slowKey) await sleep(800);
+        return call();
       });
     const observer = await connect({ servers: server.url, name: "intruder" });
     closers.push(() => observer.close());
@@ -251,24 +283,17 @@ describe("fleet ownership", async () => {
   it("declares a killed member dead by probe even while an earlier probe to it waits for its timeout", async () => {
     const a = await member("actor-k", { timings: { probeTimeoutMs: 3_000 } });
     await eventually(() => a.ownership.ownedShards().size > 0, "a owns shards");
-    const victim = await connect({ servers: server.url, name: "victim" });
-    closers.push(() => victim.close());
     let probesReceived = 0;
     // Receives probes and never answers them, as a process does between a probe's arrival and its death.
-    victim.subscribe(probeSubjects.build("victim"), { callback: () => void probesReceived++ });
-    await victim.flush();
-    const key = memberKeys.build("victim");
-    let revision = await a.topology.members.put(key, peerRecord("victim", "v1", "alive"));
-    const renewing = setInterval(() => {
-      void a.topology.members.update(key, peerRecord("victim", "v1", "alive"), revision).then((next) => (revision = next), () => undefined);
-    }, 100);
+    const victim = await playPeer(a.topology.members, "victim", { answerProbes: false, onProbe: () => probesReceived++ });
+    victim.startRenewing();
     try {
       await eventually(() => probesReceived > 0, "a probe reached the victim");
     } finally {
-      clearInterval(renewing);
+      victim.stopRenewing();
     }
     const killedAt = Date.now();
-    await victim.close();
+    await victim.connection.close();
     await eventually(() => a.deaths.length > 0, "the victim is declared dead");
     const detectedMs = Date.now() - killedAt;
     assert.deepEqual(a.deaths, [{ member: "victim", why: "no-responders" }], "by probe, not by the lease (1.5 s)");
@@ -281,52 +306,31 @@ describe("fleet ownership", async () => {
   it("does not count a peer's silence while its own renewals fail", async () => {
     let outage = false;
     // The outage as this member sees it: every write to the members bucket fails.
-    const failWrites = (members: KV): KV =>
-      new Proxy(members, {
-        get(target, property, receiver) {
-          const value: unknown = Reflect.get(target, property, receiver);
-          if (property !== "update" || typeof value !== "function") return value;
-          return (...args: unknown[]) => (outage ? Promise.reject(new Error("no leader")) : (Reflect.apply(value, target, args) as unknown));
-        },
-      });
+    const failWrites = (members: KV): KV => intercepting(members, ["update"], (call) => (outage ? Promise.reject(new Error("no leader")) : call()));
     const a = await member("actor-o", { wrapMembers: failWrites });
     await eventually(() => a.ownership.ownedShards().size > 0, "a owns shards");
-    const peer = await connect({ servers: server.url, name: "patient" });
-    closers.push(() => peer.close());
-    peer.subscribe(probeSubjects.build("patient"), { callback: (_error, message) => void message.respond(new Uint8Array()) });
-    await peer.flush();
-    const key = memberKeys.build("patient");
-    let revision = await a.topology.members.put(key, peerRecord("patient", "p1", "alive"));
-    const renew = () => a.topology.members.update(key, peerRecord("patient", "p1", "alive"), revision).then((next) => (revision = next), () => undefined);
-    let renewing = setInterval(() => void renew(), 100);
+    const peer = await playPeer(a.topology.members, "patient", { answerProbes: true });
+    peer.startRenewing();
     await sleep(500);
     // Both sides' renewals stop for 1.2 s (the bucket is down for everyone); the peer needs 0.7 s more to recover.
     outage = true;
-    clearInterval(renewing);
+    peer.stopRenewing();
     await sleep(1_200);
     outage = false;
     await sleep(700);
-    renewing = setInterval(() => void renew(), 100);
+    peer.startRenewing();
     await sleep(1_000);
-    clearInterval(renewing);
+    peer.stopRenewing();
     assert.deepEqual(a.deaths, [], "1.9 s of silence, but only 0.7 s of it while a could renew (lease 1.5 s)");
     await a.ownership.stop();
-    await a.topology.members.update(key, peerRecord("patient", "p1", "dead"), revision);
+    await peer.markDead();
   });
 
   it("declares a paused member dead only after the lease expires (a probe timeout proves nothing)", async () => {
     const a = await member("actor-p");
     await eventually(() => a.ownership.ownedShards().size > 0, "a owns shards");
     // A "paused" member: its record exists and its probe subject has a subscriber that never answers.
-    const zombie = await connect({ servers: server.url, name: "zombie" });
-    closers.push(() => zombie.close());
-    zombie.subscribe(probeSubjects.build("zombie"), { callback: () => undefined });
-    await zombie.flush();
-    const key = memberKeys.build("zombie");
-    await a.topology.members.put(
-      key,
-      peerRecord("zombie", "z1", "alive"),
-    );
+    const { key } = await playPeer(a.topology.members, "zombie", { answerProbes: false });
     const seenAt = Date.now();
     await eventually(async () => {
       const entry = await a.topology.members.get(key);
