@@ -23,4 +23,10 @@ describe("Semaphore", () => {
     await Promise.all(waiting);
     assert.deepEqual(order, ["urgent-1", "urgent-2", "normal-1", "normal-2"]);
   });
+
+  it("run() holds a permit for its work and gives it back when the work fails", async () => {
+    const semaphore = new Semaphore(1);
+    await assert.rejects(semaphore.run(() => Promise.reject(new Error("boom"))), /boom/);
+    assert.equal(await semaphore.run(() => Promise.resolve("free again")), "free again");
+  });
 });

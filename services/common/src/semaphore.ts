@@ -19,6 +19,16 @@ export class Semaphore {
     await new Promise<void>((resolve) => (options.urgent ? this.urgent : this.waiters).push(resolve));
   }
 
+  /** `work` while holding a permit, released however it ends. */
+  async run<T>(work: () => Promise<T>, options: { urgent?: boolean } = {}): Promise<T> {
+    await this.acquire(options);
+    try {
+      return await work();
+    } finally {
+      this.release();
+    }
+  }
+
   release(): void {
     const next = this.urgent.shift() ?? this.waiters.shift();
     if (next) next();

@@ -119,28 +119,17 @@ export class ShardIntake {
     while (!feed.stopped) {
       try {
         // null: the shard has no message yet. An error (timeout) must not count as "nothing to replay".
-        const last = await this.withPermit(this.looking, {}, () =>
-          this.jsm.streams.getMessage(STREAMS.objects, { last_by_subj: objectSubjects.shardFilter(shard) }),
-        );
+        const last = await this.looking.run(() => this.jsm.streams.getMessage(STREAMS.objects, { last_by_subj: objectSubjects.shardFilter(shard) }));
         feed.targetSeq = last?.seq ?? 0;
         if (feed.targetSeq === 0) this.markSynced(shard, feed);
         // Shards holding objects first: their sets wait for a turn (after a failover, the first write of the new
         // owner waits for them); an empty shard's consumer only has to follow objects created from now on.
-        await this.withPermit(this.opening, { urgent: feed.targetSeq > 0 }, () => this.consume(shard, feed));
+        await this.opening.run(() => this.consume(shard, feed), { urgent: feed.targetSeq > 0 });
         return;
       } catch (error) {
         this.logger.warn({ shard, err: error }, "opening the shard feed failed; retrying");
         await sleep(retryDelayMs(error));
       }
-    }
-  }
-
-  private async withPermit<T>(semaphore: Semaphore, options: { urgent?: boolean }, work: () => Promise<T>): Promise<T> {
-    await semaphore.acquire(options);
-    try {
-      return await work();
-    } finally {
-      semaphore.release();
     }
   }
 
