@@ -30,7 +30,7 @@ export const IO_MODULE_PATTERNS = [
 
 export default tseslint.config(
   {
-    ignores: ["node_modules/**", ".stsfleet/**", ".bench/**", "coverage/**", "**/*.d.ts"],
+    ignores: ["node_modules/**", ".stsfleet/**", ".bench/**", ".tmp/**", "coverage/**", "**/*.d.ts"],
   },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
