@@ -20,13 +20,17 @@ export {
   BUCKETS,
   CONSUMERS,
   HEADERS,
+  MAX_INTENT_LOG_REPLICAS,
   OBJECT_KINDS,
   STREAMS,
   SubjectError,
   eventSubjects,
+  intentReplicaStream,
+  intentReplicaSubjects,
   intentSubjects,
   isObjectKindToken,
   kindToken,
+  liveObjectSubjects,
   memberKeys,
   objectSubjects,
   pokeSubjects,
@@ -93,6 +97,8 @@ export type {
   StatusResult,
   StatusWrite,
 } from "./messages.ts";
+export { PublicationClock, comparePublicationVersions, formatPublicationVersion, parsePublicationVersion } from "./publication.ts";
+export type { PublicationVersion } from "./publication.ts";
 export { DECODE_FAILURES, DecodeError, codecFor, codecs } from "./codec.ts";
 export type { Codec, DecodeFailure, DecodeIssue } from "./codec.ts";
 export { TRACE_HEADERS, extractSpanContext, extractTraceContext, injectTraceContext } from "./trace.ts";

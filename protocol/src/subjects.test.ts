@@ -3,9 +3,13 @@ import { describe, it } from "node:test";
 import fc from "fast-check";
 import { shard } from "./shard.ts";
 import {
+  MAX_INTENT_LOG_REPLICAS,
   SubjectError,
   eventSubjects,
+  intentReplicaStream,
+  intentReplicaSubjects,
   intentSubjects,
+  liveObjectSubjects,
   memberKeys,
   objectSubjects,
   pokeSubjects,
@@ -21,7 +25,7 @@ const dnsSubdomain = fc.array(dnsLabel, { minLength: 1, maxLength: 4 }).map((lab
 const setAddress = fc
   .tuple(dnsLabel, dnsSubdomain)
   .map(([namespace, name]) => ({ shard: shard(namespace, name), namespace, name }));
-const setFamilies = [intentSubjects, pvcCommandSubjects, statusSubjects, eventSubjects, pokeSubjects];
+const setFamilies = [intentSubjects, intentReplicaSubjects(0), intentReplicaSubjects(2), pvcCommandSubjects, statusSubjects, eventSubjects, pokeSubjects];
 
 describe("subjects", () => {
   it("builds the documented subjects", () => {
@@ -37,6 +41,29 @@ describe("subjects", () => {
     assert.equal(probeSubjects.build("actor-0"), "fleet.probe.actor-0");
     assert.equal(memberKeys.build("actor-0"), "m.actor-0");
     assert.equal(shardKeys.build(255), "s.255");
+    assert.equal(liveObjectSubjects.build({ ...address, kind: "pod" }), "live.88.pod.default.web_v2");
+    assert.equal(liveObjectSubjects.fromObjectSubject("k8s.88.pod.default.web_v2"), "live.88.pod.default.web_v2");
+    assert.equal(liveObjectSubjects.toObjectSubject("live.88.pod.default.web_v2"), "k8s.88.pod.default.web_v2");
+    assert.equal(liveObjectSubjects.shardFilter(88), "live.88.>");
+    assert.equal(intentReplicaSubjects(1).build(address), "qintent.1.88.default.web_v2");
+    assert.equal(intentReplicaSubjects(1).all, "qintent.1.>");
+    assert.equal(intentReplicaStream(2), "STS_INTENT_2");
+  });
+
+  it("keeps the quorum intent log's subjects apart from STS_INTENT's and from each other", () => {
+    // nats-server refuses a stream whose subjects overlap another stream's.
+    const address = { shard: 7, namespace: "default", name: "web" };
+    for (let replica = 0; replica < MAX_INTENT_LOG_REPLICAS; replica++) {
+      const subject = intentReplicaSubjects(replica).build(address);
+      assert.ok(!subject.startsWith("intent."), subject);
+      assert.deepEqual(intentReplicaSubjects(replica).parse(subject), address);
+      for (let other = 0; other < MAX_INTENT_LOG_REPLICAS; other++) {
+        if (other !== replica) assert.throws(() => intentReplicaSubjects(other).parse(subject), SubjectError);
+      }
+    }
+    assert.throws(() => intentReplicaSubjects(MAX_INTENT_LOG_REPLICAS), SubjectError);
+    assert.throws(() => intentReplicaStream(-1), SubjectError);
+    assert.throws(() => intentReplicaStream(0.5), SubjectError);
   });
 
   it("property: every builder round-trips through its parser", () => {
@@ -46,6 +73,8 @@ describe("subjects", () => {
         for (const family of setFamilies) assert.deepEqual(family.parse(family.build(address)), address);
         const object = { ...address, kind };
         assert.deepEqual(objectSubjects.parse(objectSubjects.build(object)), object);
+        assert.deepEqual(liveObjectSubjects.parse(liveObjectSubjects.build(object)), object);
+        assert.equal(liveObjectSubjects.fromObjectSubject(objectSubjects.build(object)), liveObjectSubjects.build(object));
       }),
     );
     fc.assert(
@@ -70,6 +99,10 @@ describe("subjects", () => {
       () => probeSubjects.build("*"),
       () => shardKeys.parse("s.x"),
       () => memberKeys.parse("m"),
+      () => liveObjectSubjects.parse("k8s.1.pod.default.web"),
+      () => liveObjectSubjects.fromObjectSubject("intent.1.default.web"),
+      () => liveObjectSubjects.toObjectSubject("k8s.1.pod.default.web"),
+      () => liveObjectSubjects.shardFilter(256),
     ];
     for (const attempt of bad) assert.throws(attempt, SubjectError);
   });
@@ -78,6 +111,7 @@ describe("subjects", () => {
     const parsers: ((subject: string) => unknown)[] = [
       ...setFamilies.map((family) => (subject: string) => family.parse(subject)),
       (subject) => objectSubjects.parse(subject),
+      (subject) => liveObjectSubjects.parse(subject),
       (subject) => probeSubjects.parse(subject),
       (subject) => shardKeys.parse(subject),
     ];

@@ -40,6 +40,24 @@ export const STREAMS = {
   commands: "STS_CMD",
 } as const;
 
+/** Most replicas a quorum intent log may have (an odd count from 3; ADR 0084). */
+export const MAX_INTENT_LOG_REPLICAS = 7;
+
+function checkIntentReplica(replica: number, subject: string): void {
+  if (!Number.isInteger(replica) || replica < 0 || replica >= MAX_INTENT_LOG_REPLICAS) {
+    throw new SubjectError(subject, `intent log replica ${replica} is outside 0..${MAX_INTENT_LOG_REPLICAS - 1}`);
+  }
+}
+
+/**
+ * Stream of replica `replica` of the quorum intent log: a single-replica stream placed on its own NATS server, so
+ * that no one Raft group (and its 4-9 s election after a crash) sits in front of every Kubernetes write (ADR 0084).
+ */
+export function intentReplicaStream(replica: number): string {
+  checkIntentReplica(replica, `STS_INTENT_${replica}`);
+  return `STS_INTENT_${replica}`;
+}
+
 export const BUCKETS = {
   members: "members",
   shards: "shards",
@@ -176,6 +194,39 @@ export const objectSubjects = {
 } as const;
 
 // ---------------------------------------------------------------------------------------------------------
+// live.<shard>.<kind>.<namespace>.<nameToken> : the same object messages as core NATS, not stored. The watcher sends
+// each one before its JetStream publish, so owners keep seeing changes while K8S_OBJS has no leader (ADR 0084).
+
+const LIVE_PREFIX = "live.";
+const OBJECT_PREFIX = "k8s.";
+
+export const liveObjectSubjects = {
+  template: "live.{shard}.{kind}.{namespace}.{name}",
+  all: "live.>",
+  build(address: ObjectAddress): string {
+    return LIVE_PREFIX + objectSubjects.build(address).slice(OBJECT_PREFIX.length);
+  },
+  /** The live subject of an object subject (`k8s.…` -> `live.…`). */
+  fromObjectSubject(subject: string): string {
+    if (!subject.startsWith(OBJECT_PREFIX)) throw new SubjectError(subject, `an object subject starts with ${JSON.stringify(OBJECT_PREFIX)}`);
+    return LIVE_PREFIX + subject.slice(OBJECT_PREFIX.length);
+  },
+  /** The object subject of a live subject (`live.…` -> `k8s.…`), the key both copies of a message share. */
+  toObjectSubject(subject: string): string {
+    if (!subject.startsWith(LIVE_PREFIX)) throw new SubjectError(subject, `token 0 must be "live"`);
+    return OBJECT_PREFIX + subject.slice(LIVE_PREFIX.length);
+  },
+  shardFilter(shard: Shard): string {
+    checkShard(shard, `live.${shard}.>`);
+    return `live.${shard}.>`;
+  },
+  parse(subject: string): ObjectAddress {
+    if (!subject.startsWith(LIVE_PREFIX)) throw new SubjectError(subject, `token 0 must be "live"`);
+    return objectSubjects.parse(OBJECT_PREFIX + subject.slice(LIVE_PREFIX.length));
+  },
+} as const;
+
+// ---------------------------------------------------------------------------------------------------------
 // Per-set subjects: intent log, PVC commands, status writes, events, pokes.
 
 function setSubjectFamily(prefix: readonly string[], templateSuffix = "{shard}.{namespace}.{name}") {
@@ -198,6 +249,16 @@ function setSubjectFamily(prefix: readonly string[], templateSuffix = "{shard}.{
 
 /** intent.<shard>.<ns>.<name>: append-only, compare-and-set per subject (STS_INTENT). */
 export const intentSubjects = setSubjectFamily(["intent"]);
+
+/**
+ * qintent.<replica>.<shard>.<ns>.<name>: the same log kept by a quorum of single-replica streams, one family per
+ * replica (stream intentReplicaStream(replica)). Its own first token, so these streams never overlap STS_INTENT's
+ * `intent.>` when both exist on one server.
+ */
+export function intentReplicaSubjects(replica: number) {
+  checkIntentReplica(replica, `qintent.${replica}.>`);
+  return setSubjectFamily(["qintent", String(replica)]);
+}
 /** cmd.pvc.<shard>.<ns>.<name>: claim commands to the PVC provisioner (STS_CMD, work queue). */
 export const pvcCommandSubjects = setSubjectFamily(["cmd", "pvc"]);
 /** svc.status.<shard>.<ns>.<name>: status writes, request-reply to the status-writer queue group. */
@@ -256,4 +317,6 @@ export const HEADERS = {
   resourceVersion: "K8s-RV",
   uid: "K8s-UID",
   op: "Op",
+  /** The watcher's publication order of an object message, `<epoch>.<counter>` (publication.ts). */
+  publication: "Sts-Pub",
 } as const;

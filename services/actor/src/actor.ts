@@ -161,6 +161,7 @@ export async function startActor(config: ActorConfig, options: { logger?: Logger
     jsm: topology.jsm,
     store,
     logger,
+    live: nats.connection,
     listener: {
       changed(key, reason, headers) {
         system.notify(key, reason, extractSpanContext(headers));
@@ -171,6 +172,9 @@ export async function startActor(config: ActorConfig, options: { logger?: Logger
       },
       dropped(reason) {
         metrics.droppedObjects(reason);
+      },
+      received(source, outcome) {
+        metrics.objectMessage(source, outcome);
       },
     },
   });

@@ -10,6 +10,8 @@ const CONTROLLER = "statefulset";
 export interface ActorMetrics extends ActorSystemMetrics, TurnMetrics {
   readonly handoffs: Counter<"direction">;
   readonly droppedObjects: (reason: string) => void;
+  /** An object message taken from the stream or its live copy, applied or skipped as stale (ADR 0084). */
+  readonly objectMessage: (source: "stream" | "live", outcome: "applied" | "stale") => void;
   readonly deathsDeclared: Counter<"reason">;
   /** A shard claimed here: how long it had no acting owner (from the release or death mark to the claim). */
   readonly handoffGap: (kind: "graceful" | "failover" | "initial", gapMs: number | undefined) => void;
@@ -127,6 +129,12 @@ export function createActorMetrics(
       this.set(sources.cachedSets());
     },
   });
+  const objectMessages = new Counter({
+    name: "stsfleet_object_messages_total",
+    help: "Object messages received per path (stream: K8S_OBJS, live: its core NATS copy) and outcome (applied, stale: the same or a newer copy of the subject was applied first)",
+    labelNames: ["source", "outcome"],
+    registers,
+  });
   const resultOf = (outcome: TurnOutcome["type"]): string =>
     outcome === "done" ? "success" : outcome === "failed" ? "error" : outcome;
 
@@ -168,6 +176,9 @@ export function createActorMetrics(
     }),
     handoffGap(kind, gapMs) {
       if (gapMs !== undefined && kind !== "initial") handoffDuration.observe({ kind }, gapMs / 1000);
+    },
+    objectMessage(source, outcome) {
+      objectMessages.inc({ source, outcome });
     },
     droppedObjects(reason) {
       common.droppedMessages.inc({ subject: "k8s.{shard}.{kind}.{namespace}.{name}", reason });

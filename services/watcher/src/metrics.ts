@@ -19,6 +19,8 @@ export interface WatcherMetrics {
   readonly publishedTombstones: Counter<"kind">;
   readonly publishErrors: Counter<"reason">;
   readonly publishConflicts: Counter;
+  readonly liveSent: Counter;
+  readonly liveErrors: Counter;
   readonly pendingPublishes: Gauge;
   readonly tombstonesPurged: Counter;
   readonly objects: Gauge<"kind">;
@@ -101,6 +103,16 @@ export function createWatcherMetrics(registry: Registry): WatcherMetrics {
     publishConflicts: new Counter({
       name: "stsfleet_watcher_publish_conflicts_total",
       help: "Publishes refused because the subject held a newer message than expected (re-read, then retried).",
+      registers,
+    }),
+    liveSent: new Counter({
+      name: "stsfleet_watcher_live_messages_total",
+      help: "Object messages also sent on their live.<shard>.> core subject, one per publish attempt (ADR 0084).",
+      registers,
+    }),
+    liveErrors: new Counter({
+      name: "stsfleet_watcher_live_errors_total",
+      help: "Live copies the NATS client refused (connection closed or draining); the stream publish still went ahead.",
       registers,
     }),
     pendingPublishes: new Gauge({

@@ -6,7 +6,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { context, SpanKind, trace } from "@opentelemetry/api";
 import { jetstream } from "@nats-io/jetstream";
 import type { Registry } from "prom-client";
-import { BUCKETS, STREAMS, objectSubjects } from "#protocol";
+import { BUCKETS, PublicationClock, STREAMS, objectSubjects } from "#protocol";
 import { backoffDelayMs } from "../../common/src/backoff.ts";
 import type { BackoffPolicy } from "../../common/src/backoff.ts";
 import { KubeClient, RESOURCES, loadKubeConfig } from "../../common/src/kube.ts";
@@ -176,6 +176,7 @@ export async function startWatcher(config: Readonly<WatcherConfig>, deps: Watche
     tracer,
     contexts,
     random,
+    live: connection,
     options: {
       stream: STREAMS.objects,
       concurrency: config.publishConcurrency,
@@ -319,9 +320,13 @@ export async function startWatcher(config: Readonly<WatcherConfig>, deps: Watche
       retryPeriodMs: config.leaseRetryPeriodMs,
     },
     callbacks: {
-      onStartedLeading: () => void activate(++activation),
+      onStartedLeading: (revision) => {
+        publisher.setPublicationClock(new PublicationClock(revision));
+        void activate(++activation);
+      },
       onStoppedLeading: (reason) => {
         activation++;
+        publisher.setPublicationClock(undefined);
         state.ledger.deactivate();
         logger.warn({ reason }, "no longer the active watcher; standing by");
         publisher.kick();

@@ -20,22 +20,45 @@
 // consumer create in three then gets no answer at all while a node of a 3-node cluster is missing (measured: 6 to
 // 9 of 20 creates timed out, for as long as the node stayed away). The feeds therefore make their JetStream
 // requests with a shorter timeout (feedJetStream) and retry a timed-out create at once.
+//
+// Besides its consumer, each feed subscribes to the shard's live subject (live.<shard>.>), where the watcher sends
+// every object message as core NATS just before its JetStream publish. When K8S_OBJS has no leader (the node that led
+// it crashed: a 4-9 s Raft election on nats-server 2.9) the live copies keep the cache current, so turns go on. Both
+// copies carry the watcher's publication version (header Sts-Pub); PublicationOrder keeps the later one per subject
+// and lets the second copy of a message skip decoding (ADR 0084).
 import { setTimeout as sleep } from "node:timers/promises";
 import { DeliverPolicy, jetstream } from "@nats-io/jetstream";
 import type { ConsumerMessages, JetStreamClient, JetStreamManager, OrderedConsumerOptions } from "@nats-io/jetstream";
 import { errors } from "@nats-io/transport-node";
-import type { NatsConnection } from "@nats-io/transport-node";
-import { DecodeError, STREAMS, codecs, objectSubjects } from "#protocol";
-import type { HeaderCarrier } from "#protocol";
+import type { NatsConnection, Subscription } from "@nats-io/transport-node";
+import { DecodeError, HEADERS, STREAMS, SubjectError, codecs, liveObjectSubjects, objectSubjects, parsePublicationVersion } from "#protocol";
+import type { HeaderCarrier, PublicationVersion } from "#protocol";
 import type { Logger } from "../../../common/src/logger.ts";
 import { PULL_EXPIRES_MS } from "../../../common/src/pull.ts";
 import { Semaphore } from "../../../common/src/semaphore.ts";
 import type { ObjectStore, SetKey } from "../domain/object-store.ts";
+import { PublicationOrder } from "../domain/publication-order.ts";
+
+/** Which path an object message came by. */
+export type ObjectSource = "stream" | "live";
 
 export interface IntakeListener {
   changed(key: SetKey, reason: string, headers: HeaderCarrier | undefined): void;
   synced(shard: number): void;
   dropped(reason: string): void;
+  /** A message applied, or skipped because the same or a newer copy of its subject was already applied. */
+  received?(source: ObjectSource, outcome: "applied" | "stale"): void;
+}
+
+/** The core NATS side of the live copies (NatsConnection satisfies it). */
+export type LiveSource = Pick<NatsConnection, "subscribe">;
+
+/** How long a tombstone's version is remembered after it was applied (see PublicationOrder.sweep). */
+export const TOMBSTONE_VERSION_KEEP_MS = 120_000;
+const SWEEP_INTERVAL_MS = 30_000;
+
+function publicationVersionOf(headers: HeaderCarrier | undefined): PublicationVersion | undefined {
+  return headers?.has(HEADERS.publication) ? parsePublicationVersion(headers.get(HEADERS.publication)) : undefined;
 }
 
 /** Missed heartbeats (of PULL_EXPIRES_MS / 2 each) after which a feed drops its consumer and opens a new one. */
@@ -70,6 +93,8 @@ interface ShardFeed {
   /** performance.now() of the last message or heartbeat of the current consumer. */
   lastSignMs: number;
   watchdog: ReturnType<typeof setInterval> | undefined;
+  /** The shard's live subscription, open for as long as the feed. */
+  live: Subscription | undefined;
 }
 
 /** The JetStream client the feeds should be given: FEED_API_TIMEOUT_MS instead of the 5 s default. */
@@ -92,13 +117,32 @@ export class ShardIntake {
   private readonly store: ObjectStore;
   private readonly listener: IntakeListener;
   private readonly logger: Logger;
+  private readonly liveSource: LiveSource | undefined;
+  private readonly order = new PublicationOrder();
+  private readonly sweeper: ReturnType<typeof setInterval>;
 
-  constructor(deps: { js: JetStreamClient; jsm: JetStreamManager; store: ObjectStore; listener: IntakeListener; logger: Logger }) {
+  constructor(deps: {
+    js: JetStreamClient;
+    jsm: JetStreamManager;
+    store: ObjectStore;
+    listener: IntakeListener;
+    logger: Logger;
+    /** Subscribes each feed to its shard's live copies; without it the feeds read the stream only. */
+    live?: LiveSource;
+  }) {
     this.js = deps.js;
     this.jsm = deps.jsm;
     this.store = deps.store;
     this.listener = deps.listener;
     this.logger = deps.logger;
+    this.liveSource = deps.live;
+    this.sweeper = setInterval(() => this.order.sweep(performance.now(), TOMBSTONE_VERSION_KEEP_MS), SWEEP_INTERVAL_MS);
+    this.sweeper.unref();
+  }
+
+  /** Subjects whose last applied publication version is remembered (a gauge's source). */
+  get orderedSubjects(): number {
+    return this.order.size;
   }
 
   isSynced(shard: number): boolean {
@@ -113,8 +157,10 @@ export class ShardIntake {
 
   async open(shard: number): Promise<void> {
     if (this.feeds.has(shard)) return;
-    const feed: ShardFeed = { messages: undefined, synced: false, stopped: false, lastSeq: 0, targetSeq: 0, lastSignMs: 0, watchdog: undefined };
+    const feed: ShardFeed = { messages: undefined, synced: false, stopped: false, lastSeq: 0, targetSeq: 0, lastSignMs: 0, watchdog: undefined, live: undefined };
     this.feeds.set(shard, feed);
+    // Before the replay starts, so no change falls between the two: whichever copy is later wins.
+    feed.live = this.subscribeLive(shard, feed);
     // Retried until it works or the shard is closed: the shard stays owned, so giving up would leave it unserved.
     while (!feed.stopped) {
       try {
@@ -131,6 +177,16 @@ export class ShardIntake {
         await sleep(retryDelayMs(error));
       }
     }
+  }
+
+  private subscribeLive(shard: number, feed: ShardFeed): Subscription | undefined {
+    if (this.liveSource === undefined) return undefined;
+    return this.liveSource.subscribe(liveObjectSubjects.shardFilter(shard), {
+      callback: (error, message) => {
+        if (error !== null || feed.stopped) return;
+        this.handle(shard, message.subject, message.data, message.headers, "live");
+      },
+    });
   }
 
   private markSynced(shard: number, feed: ShardFeed): void {
@@ -171,7 +227,7 @@ export class ShardIntake {
           if (feed.stopped || feed.messages !== messages) break;
           feed.lastSignMs = performance.now();
           feed.lastSeq = message.seq;
-          this.handle(shard, message.subject, message.data, message.headers);
+          this.handle(shard, message.subject, message.data, message.headers, "stream");
           if (message.seq >= feed.targetSeq || message.info.pending === 0) this.markSynced(shard, feed);
         }
       } catch (error) {
@@ -221,20 +277,39 @@ export class ShardIntake {
     }
   }
 
-  private handle(shard: number, subject: string, data: Uint8Array, headers: HeaderCarrier | undefined): void {
+  private drop(subject: string, reason: string, error: unknown): void {
+    this.listener.dropped(reason);
+    if (this.loggedReasons.has(reason)) return;
+    this.loggedReasons.add(reason);
+    this.logger.warn({ subject, reason, err: error }, "dropping an object message (logged once per reason)");
+  }
+
+  private handle(shard: number, subject: string, data: Uint8Array, headers: HeaderCarrier | undefined, source: ObjectSource): void {
+    let objectSubject = subject;
+    if (source === "live") {
+      try {
+        objectSubject = liveObjectSubjects.toObjectSubject(subject);
+      } catch (error) {
+        if (!(error instanceof SubjectError)) throw error;
+        return this.drop(subject, "subject", error);
+      }
+    }
+    const version = publicationVersionOf(headers);
+    // A live copy without a version could not be ordered against the stream's copies.
+    if (source === "live" && version === undefined) return this.drop(subject, "unversioned", undefined);
+    if (this.order.isStale(shard, objectSubject, version)) {
+      this.listener.received?.(source, "stale");
+      return;
+    }
     let envelope;
     try {
       envelope = codecs.objectEnvelope.decode(data);
     } catch (error) {
-      const reason = error instanceof DecodeError ? error.reason : "error";
-      this.listener.dropped(reason);
-      if (!this.loggedReasons.has(reason)) {
-        this.loggedReasons.add(reason);
-        this.logger.warn({ subject, reason, err: error }, "dropping undecodable object message (logged once per reason)");
-      }
-      return;
+      return this.drop(subject, error instanceof DecodeError ? error.reason : "error", error);
     }
     const { affected } = this.store.apply(shard, envelope);
+    this.order.applied(shard, objectSubject, version, envelope.type === "object.delete" ? "delete" : "put", performance.now());
+    this.listener.received?.(source, "applied");
     for (const key of affected) this.listener.changed(key, envelope.kind, headers);
   }
 
@@ -245,10 +320,17 @@ export class ShardIntake {
     feed.stopped = true;
     clearInterval(feed.watchdog);
     this.feeds.delete(shard);
+    this.order.dropShard(shard);
+    try {
+      feed.live?.unsubscribe();
+    } catch {
+      // The connection is closed already: so is the subscription.
+    }
     await feed.messages?.close().catch(() => undefined);
   }
 
   async closeAll(): Promise<void> {
+    clearInterval(this.sweeper);
     await Promise.all([...this.feeds.keys()].map((shard) => this.close(shard)));
   }
 }

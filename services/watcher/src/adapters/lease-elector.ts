@@ -20,7 +20,8 @@ export interface LeaseElectorOptions {
 }
 
 export interface LeaseCallbacks {
-  onStartedLeading(): void;
+  /** `revision`: the lease record's revision at acquisition, larger than any earlier holder's (publication epoch). */
+  onStartedLeading(revision: number): void;
   onStoppedLeading(reason: "lost" | "renew-deadline" | "released"): void;
 }
 
@@ -203,7 +204,7 @@ export class LeaseElector {
     this.metrics.leader.set(1);
     this.metrics.leaseTransitions.inc({ transition: "acquired" });
     this.logger.info({ why, revision }, "lease acquired: this watcher is active");
-    this.callbacks.onStartedLeading();
+    this.callbacks.onStartedLeading(revision);
   }
 
   private stepDown(reason: "lost" | "renew-deadline" | "released"): void {

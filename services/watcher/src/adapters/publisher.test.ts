@@ -3,7 +3,9 @@ import { describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { trace } from "@opentelemetry/api";
 import type { JetStreamClient, JetStreamManager, PubAck } from "@nats-io/jetstream";
+import type { MsgHdrs } from "@nats-io/transport-node";
 import { Registry } from "prom-client";
+import { HEADERS, PublicationClock, liveObjectSubjects } from "#protocol";
 import { createLogger } from "../../../common/src/logger.ts";
 import { WATCHED_KINDS } from "../domain/objects.ts";
 import { MirrorState } from "../domain/state.ts";
@@ -11,16 +13,28 @@ import { createWatcherMetrics } from "../metrics.ts";
 import { pod, set } from "../testing/fixtures.ts";
 import { EventContexts, Publisher } from "./publisher.ts";
 
-/** A stream that fails every publish while `healthy` is false, then acks them; records when each publish was sent. */
+/**
+ * A stream that fails every publish while `healthy` is false, then acks them; records when each publish was sent and
+ * the order of stream publishes and live copies (`journal`: "stream <subject> <Sts-Pub>" / "live <subject> <Sts-Pub>").
+ */
 function flakyStream() {
   const sentAtMs: number[] = [];
+  const journal: string[] = [];
   let seq = 0;
+  const versionOf = (h: MsgHdrs | undefined) => (h?.has(HEADERS.publication) ? h.get(HEADERS.publication) : "-");
   const stream = {
     healthy: false,
     failed: 0,
     sentAtMs,
+    journal,
+    live: {
+      publish: (subject: string, _payload: Uint8Array, options: { headers: MsgHdrs }) => {
+        journal.push(`live ${subject} ${versionOf(options.headers)}`);
+      },
+    },
     js: {
-      publish: async () => {
+      publish: async (subject: string, _payload: Uint8Array, options?: { headers?: MsgHdrs }) => {
+        journal.push(`stream ${subject} ${versionOf(options?.headers)}`);
         sentAtMs.push(performance.now());
         await sleep(5);
         if (!stream.healthy) {
@@ -62,6 +76,44 @@ describe("Publisher", () => {
     const retriedAtMs = stream.sentAtMs[firstRound] ?? Infinity;
     // Counting each of the 9 failures as its own round would pause 100 ms * 2^8 = 25.6 s.
     assert.ok(retriedAtMs - failedAtMs < 1_000, `retried ${Math.round(retriedAtMs - failedAtMs)} ms after the failures`);
+    publisher.close();
+  });
+
+  it("sends every attempt's live copy first, with the attempt's publication version, and none on standby", async () => {
+    const state = new MirrorState();
+    for (const kind of WATCHED_KINDS) state.markSynced(kind);
+    state.ledger.activate([]);
+    state.upsert(set("web"));
+    const stream = flakyStream();
+    const publisher = new Publisher({
+      js: stream.js,
+      jsm: {} as JetStreamManager,
+      state,
+      metrics: createWatcherMetrics(new Registry()),
+      logger: createLogger({ service: "watcher", instance: "test", level: "silent", format: "json" }),
+      tracer: trace.getTracer("test"),
+      contexts: new EventContexts(),
+      options: { stream: "K8S_OBJS", concurrency: 16, timeoutMs: 1_000, backoff: { initialDelayMs: 20, maxDelayMs: 20 }, tombstoneTtlMs: 60_000 },
+      random: () => 1,
+      live: stream.live,
+    });
+    publisher.setPublicationClock(new PublicationClock(7));
+    publisher.kick();
+    while (stream.failed < 1) await sleep(1);
+    stream.healthy = true;
+    assert.ok(await publisher.drain(5_000));
+    const subject = stream.journal.find((line) => line.startsWith("stream "))?.split(" ")[1] ?? "";
+    const live = liveObjectSubjects.fromObjectSubject(subject);
+    // The failed attempt and its retry: each a live copy, then the stream publish, with the attempt's own version.
+    assert.deepEqual(stream.journal, [`live ${live} 7.0`, `stream ${subject} 7.0`, `live ${live} 7.1`, `stream ${subject} 7.1`]);
+
+    // On standby (no clock) nothing goes to the live subject and the stream copy carries no version.
+    publisher.setPublicationClock(undefined);
+    stream.journal.length = 0;
+    state.upsert(set("db"));
+    publisher.kick();
+    assert.ok(await publisher.drain(5_000));
+    assert.deepEqual(stream.journal.map((line) => line.replace(/ \S+ /, " _ ")), ["stream _ -"]);
     publisher.close();
   });
 });

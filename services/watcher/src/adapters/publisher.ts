@@ -3,13 +3,19 @@
 // W3C trace context of the watch event that caused it. A conflict re-reads the subject and lets the ledger decide
 // again; any other failure pauses the whole pump with backoff (NATS is down for everyone, not for one subject).
 // Also purges old tombstones, by subject and only up to the tombstone's own sequence.
+//
+// Each publish attempt of an activation is stamped with the next publication version (header Sts-Pub) and first sent,
+// with the same bytes and headers, as a core NATS message on the object's live subject (live.<shard>.…). Owners
+// subscribe to their shards' live subjects, so they keep seeing changes while K8S_OBJS has no leader (a crashed NATS
+// node costs that stream a 4-9 s Raft election) and keep whichever copy carries the later version (ADR 0084).
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import type { Context, Tracer } from "@opentelemetry/api";
 import { JetStreamApiError } from "@nats-io/jetstream";
 import type { JetStreamClient, JetStreamManager } from "@nats-io/jetstream";
 import { headers } from "@nats-io/transport-node";
-import { HEADERS, OBJECT_KINDS, codecs, injectTraceContext, objectSubjects } from "#protocol";
-import type { KubeObject, ObjectEnvelope } from "#protocol";
+import type { MsgHdrs } from "@nats-io/transport-node";
+import { HEADERS, OBJECT_KINDS, codecs, formatPublicationVersion, injectTraceContext, liveObjectSubjects, objectSubjects } from "#protocol";
+import type { KubeObject, ObjectEnvelope, PublicationClock } from "#protocol";
 import { backoffDelayMs } from "../../../common/src/backoff.ts";
 import type { BackoffPolicy } from "../../../common/src/backoff.ts";
 import type { Logger } from "../../../common/src/logger.ts";
@@ -52,6 +58,11 @@ export class EventContexts {
   }
 }
 
+/** Where the live copies go: core NATS publish, fire and forget (NatsConnection satisfies it). */
+export interface LiveObjects {
+  publish(subject: string, payload: Uint8Array, options: { headers: MsgHdrs }): void;
+}
+
 export interface PublisherOptions {
   readonly stream: string;
   readonly concurrency: number;
@@ -73,6 +84,8 @@ export class Publisher {
   private readonly options: PublisherOptions;
   private readonly wallNow: () => number;
   private readonly random: () => number;
+  private readonly live: LiveObjects | undefined;
+  private clock: PublicationClock | undefined;
   private inflight = 0;
   private failures = 0;
   private pausedUntil: NodeJS.Timeout | undefined;
@@ -91,7 +104,10 @@ export class Publisher {
     options: PublisherOptions;
     wallNow?: () => number;
     random?: () => number;
+    /** Live copies of every publish attempt; none without it (the stream alone, as before ADR 0084). */
+    live?: LiveObjects;
   }) {
+    this.live = init.live;
     this.js = init.js;
     this.jsm = init.jsm;
     this.state = init.state;
@@ -106,6 +122,14 @@ export class Publisher {
 
   get inFlight(): number {
     return this.inflight;
+  }
+
+  /**
+   * The versions of the current activation (a clock whose epoch is the lease revision it won), or undefined on
+   * standby. Publishes without a clock carry no version and send no live copy.
+   */
+  setPublicationClock(clock: PublicationClock | undefined): void {
+    this.clock = clock;
   }
 
   /** Starts as many publishes as the ledger has ready, up to the concurrency limit. Cheap; call after any change. */
@@ -236,7 +260,13 @@ export class Publisher {
       h.set(HEADERS.resourceVersion, command.rv);
       h.set(HEADERS.op, command.op);
       injectTraceContext(trace.setSpan(parent, span), h);
-      const ack = await this.js.publish(command.subject, codecs.objectEnvelope.encode(envelope), {
+      const payload = codecs.objectEnvelope.encode(envelope);
+      const version = this.clock?.next();
+      if (version !== undefined) {
+        h.set(HEADERS.publication, formatPublicationVersion(version));
+        this.sendLive(command.subject, payload, h);
+      }
+      const ack = await this.js.publish(command.subject, payload, {
         msgID: command.msgId,
         expect: { lastSubjectSequence: command.expectedSeq },
         headers: h,
@@ -256,6 +286,19 @@ export class Publisher {
       span.end();
       this.inflight--;
       this.kick();
+    }
+  }
+
+  /** The live copy: before the stream publish, which adds its own headers (message id, expected sequence). */
+  private sendLive(subject: string, payload: Uint8Array, h: MsgHdrs): void {
+    if (this.live === undefined) return;
+    try {
+      this.live.publish(liveObjectSubjects.fromObjectSubject(subject), payload, { headers: h });
+      this.metrics.liveSent.inc();
+    } catch (error) {
+      // The stream publish decides; a live copy is best effort.
+      this.metrics.liveErrors.inc();
+      this.logger.debug({ err: error, subject }, "live copy not sent");
     }
   }
 
