@@ -19,6 +19,7 @@ const CODEC_OF: { readonly [T in MessageType]: Codec<unknown> } = {
   "event.record": codecs.eventRecord,
   "intent.plan": codecs.intent,
   "intent.takeover": codecs.intent,
+  "intent-log.layout": codecs.intentLogLayout,
   member: codecs.memberRecord,
   shard: codecs.shardRecord,
   probe: codecs.probe,

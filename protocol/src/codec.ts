@@ -7,6 +7,7 @@ import type { z } from "zod";
 import {
   AnyMessageSchema,
   EventRecordSchema,
+  IntentLogLayoutSchema,
   IntentSchema,
   MemberRecordSchema,
   ObjectEnvelopeSchema,
@@ -115,6 +116,7 @@ export const codecs = {
   statusResult: codecFor("StatusResult", StatusResultSchema),
   eventRecord: codecFor("EventRecord", EventRecordSchema),
   intent: codecFor("Intent", IntentSchema),
+  intentLogLayout: codecFor("IntentLogLayout", IntentLogLayoutSchema),
   memberRecord: codecFor("MemberRecord", MemberRecordSchema),
   shardRecord: codecFor("ShardRecord", ShardRecordSchema),
   probe: codecFor("Probe", ProbeSchema),

@@ -19,6 +19,7 @@ export type { ParentAndOrdinal } from "./naming.ts";
 export {
   BUCKETS,
   CONSUMERS,
+  FLEET_KEYS,
   HEADERS,
   MAX_INTENT_LOG_REPLICAS,
   OBJECT_KINDS,
@@ -44,6 +45,7 @@ export {
   AnyMessageSchema,
   EpochSchema,
   EventRecordSchema,
+  IntentLogLayoutSchema,
   IntentPlanSchema,
   IntentSchema,
   IntentTakeoverSchema,
@@ -74,6 +76,7 @@ export type {
   AnyMessage,
   EventRecord,
   Intent,
+  IntentLogLayout,
   IntentPlan,
   IntentTakeover,
   KubeObject,

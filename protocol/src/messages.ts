@@ -194,6 +194,17 @@ export type IntentPlan = z.infer<typeof IntentPlanSchema>;
 export type IntentTakeover = z.infer<typeof IntentTakeoverSchema>;
 export type Intent = z.infer<typeof IntentSchema>;
 
+/**
+ * How the fleet keeps its intent log, written once by the first actor (bucket `members`, key FLEET_KEYS.intentLog)
+ * and checked by every actor at start: two actors that append to different logs would not fence each other.
+ * `placement` empty: one stream STS_INTENT; otherwise one single-replica stream per server tag, written by quorum.
+ */
+export const IntentLogLayoutSchema = z.object({
+  type: z.literal("intent-log.layout"),
+  placement: z.array(nonEmpty).max(7),
+});
+export type IntentLogLayout = z.infer<typeof IntentLogLayoutSchema>;
+
 // --- membership and shard ownership (KV buckets) -------------------------------------------------------------
 
 export const MemberStateSchema = z.enum(["alive", "leaving", "dead"]);
@@ -248,6 +259,7 @@ export const AnyMessageSchema = z.discriminatedUnion("type", [
   EventRecordSchema,
   IntentPlanSchema,
   IntentTakeoverSchema,
+  IntentLogLayoutSchema,
   MemberRecordSchema,
   ShardRecordSchema,
   ProbeSchema,

@@ -99,6 +99,7 @@ export const SAMPLE_MESSAGES: { readonly [T in MessageType]: Extract<AnyMessage,
     actions: ["create pod web-1", "create claim data-web-1"],
   },
   "intent.takeover": { type: "intent.takeover", shard: 88, epoch: 8, member: "actor-1", incarnation: "77aa" },
+  "intent-log.layout": { type: "intent-log.layout", placement: ["nats-0", "nats-1", "nats-2"] },
   member: {
     type: "member",
     name: "actor-0",

@@ -65,6 +65,12 @@ export const BUCKETS = {
   leases: "leases",
 } as const;
 
+/** Fleet-wide settings kept in bucket `members` beside the member records (`m.<member>`). */
+export const FLEET_KEYS = {
+  /** The intent log's layout (IntentLogLayout), pinned by the first actor. */
+  intentLog: "layout.intent-log",
+} as const;
+
 /** Queue groups and durable consumer names. */
 export const CONSUMERS = {
   pvcProvisioner: "pvc",

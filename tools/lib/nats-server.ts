@@ -266,6 +266,7 @@ export interface NatsClusterOptions {
 }
 
 export interface NatsClusterNode {
+  /** Also the node's server tag (`server_tags`), for stream placement by tag. */
   readonly name: string;
   readonly port: number;
   readonly clusterPort: number;
@@ -326,6 +327,8 @@ export async function startNatsCluster(options: NatsClusterOptions = {}): Promis
       storeDir: spec.storeDir,
       extraConfig: [
         `cluster { name: ${quote(clusterName)}, listen: ${quote(`127.0.0.1:${spec.clusterPort}`)}, routes: [${routes}] }`,
+        // Its name as its tag: a stream placed with `placement.tags: [name]` lives on this node (ADR 0084).
+        `server_tags: [${quote(spec.name)}]`,
         options.extraConfig ?? "",
       ].join("\n"),
     });

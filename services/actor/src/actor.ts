@@ -1,12 +1,13 @@
 // Wires the actor service from a parsed config: NATS, Kubernetes, ownership, intake, actors, turns. main.ts is the
 // process entry point; tests call startActor() in-process.
 import { jetstream } from "@nats-io/jetstream";
-import { extractSpanContext } from "#protocol";
+import { extractSpanContext, intentReplicaStream, intentReplicaSubjects } from "#protocol";
 import { LEASE_PROFILES, ShardOwnership } from "./runtime/ownership.ts";
 import { ActorSystem } from "./runtime/actor-system.ts";
 import { Executor } from "./runtime/executor.ts";
 import { ShardIntake, feedJetStream } from "./runtime/intake.ts";
-import { IntentLog } from "./runtime/intents.ts";
+import { IntentLog, QuorumIntentLog } from "./runtime/intents.ts";
+import type { IntentAppender } from "./runtime/intents.ts";
 import { takeOverShard } from "./runtime/takeover.ts";
 import { createTurnRunner } from "./runtime/turn.ts";
 import { createActorMetrics } from "./metrics.ts";
@@ -20,7 +21,7 @@ import type { Logger } from "../../common/src/logger.ts";
 import { createCommonMetrics } from "../../common/src/metrics.ts";
 import { connectNats, natsOptionsFrom } from "../../common/src/nats.ts";
 import { startOpsEndpoints } from "../../common/src/ops-server.ts";
-import { provisionTopology } from "../../common/src/topology.ts";
+import { provisionIntentLog, provisionTopology } from "../../common/src/topology.ts";
 import { userAgent } from "../../common/src/version.ts";
 
 export interface RunningActor {
@@ -53,6 +54,12 @@ export async function startActor(config: ActorConfig, options: { logger?: Logger
     common,
   );
   const topology = await provisionTopology(nats.connection, { replicas: config.natsReplicas });
+  const intentLog = await provisionIntentLog(topology, config.intentLogPlacement);
+  if (intentLog.layout.placement.length > 0) {
+    const servers = intentLog.servers.map((server, i) => `${intentReplicaStream(i)}@${server ?? "(not clustered)"}`);
+    if (intentLog.servers.includes(undefined)) logger.warn({ servers }, "the quorum intent log's replicas are on a server that is not clustered: losing it loses all of them");
+    else logger.info({ servers }, "intent log kept by a quorum of single-replica streams");
+  }
   const js = jetstream(nats.connection);
   const kube = new KubeClient(loadKubeConfig(config.kubeconfig, userAgent("actor", config.name)), {
     requestTimeoutMs: config.kubeRequestTimeoutMs,
@@ -127,12 +134,19 @@ export async function startActor(config: ActorConfig, options: { logger?: Logger
     },
   });
 
-  const intents = new IntentLog(js, topology.jsm, {
+  const me = {
     member: config.name,
     get incarnation() {
       return ownership.incarnation;
     },
-  });
+  };
+  const intents: IntentAppender =
+    config.intentLogPlacement.length === 0
+      ? new IntentLog(js, topology.jsm, me)
+      : new QuorumIntentLog(
+          config.intentLogPlacement.map((_, replica) => new IntentLog(js, topology.jsm, me, { stream: intentReplicaStream(replica), subjects: intentReplicaSubjects(replica) })),
+          { onReplicaError: (stream, error) => metrics.intentReplicaError(stream, error) },
+        );
 
   const system = new ActorSystem({
     runTurn: (key, trigger) => runTurn(key, trigger),

@@ -1,6 +1,14 @@
 import { Option } from "commander";
 import { z } from "zod";
+import { MAX_INTENT_LOG_REPLICAS } from "#protocol";
 import { CommonConfigSchema, integerOption, serviceCommand } from "../../common/src/config.ts";
+
+function placementOption(value: string): string[] {
+  return value
+    .split(",")
+    .map((tag) => tag.trim())
+    .filter((tag) => tag !== "");
+}
 
 export function actorCommand() {
   return serviceCommand("stsfleet-actor", "StatefulSet actors: own shards, reconcile each set with the upstream planner")
@@ -17,6 +25,15 @@ export function actorCommand() {
         .default("default"),
     )
     .addOption(new Option("--nats-replicas <n>", "replicas of streams and buckets (1 locally, 3 in production)").env("NATS_REPLICAS").argParser(integerOption).default(1))
+    .addOption(
+      new Option(
+        "--intent-log-placement <tags>",
+        "comma-separated NATS server tags, one per replica of the intent log: each replica is a single-replica stream on the server with that tag and an append counts once a majority took it, so losing one NATS server stalls no write (ADR 0084); an odd number from 3. Empty: one stream STS_INTENT with --nats-replicas replicas. Every actor of a fleet must use the same list",
+      )
+        .env("INTENT_LOG_PLACEMENT")
+        .argParser(placementOption)
+        .default([]),
+    )
     .addOption(new Option("--status-timeout-ms <ms>", "how long to wait for the status-writer").env("STATUS_TIMEOUT_MS").argParser(integerOption).default(5_000))
     .addOption(new Option("--claim-wait-timeout-ms <ms>", "how long a turn waits for requested claims to appear").env("CLAIM_WAIT_TIMEOUT_MS").argParser(integerOption).default(10_000))
     .addOption(
@@ -35,6 +52,11 @@ export const ActorConfigSchema = CommonConfigSchema.extend({
   maxConcurrentTurns: z.number().int().min(1).max(10_000),
   leaseProfile: z.enum(["default", "fast"]),
   natsReplicas: z.number().int().min(1).max(5),
+  intentLogPlacement: z
+    .array(z.string().min(1))
+    .max(MAX_INTENT_LOG_REPLICAS, `at most ${MAX_INTENT_LOG_REPLICAS} tags`)
+    .refine((tags) => tags.length === 0 || (tags.length >= 3 && tags.length % 2 === 1), "an odd number of tags from 3 (a majority must survive the loss of one), or none")
+    .refine((tags) => new Set(tags).size === tags.length, "each tag once (two replicas on one server fail together)"),
   statusTimeoutMs: z.number().int().positive(),
   claimWaitTimeoutMs: z.number().int().positive(),
   expectationTimeoutMs: z.number().int().positive(),

@@ -12,6 +12,8 @@ export interface ActorMetrics extends ActorSystemMetrics, TurnMetrics {
   readonly droppedObjects: (reason: string) => void;
   /** An object message taken from the stream or its live copy, applied or skipped as stale (ADR 0084). */
   readonly objectMessage: (source: "stream" | "live", outcome: "applied" | "stale") => void;
+  /** A replica of the quorum intent log failed an append (the others may still have made a majority). */
+  readonly intentReplicaError: (stream: string, error: unknown) => void;
   readonly deathsDeclared: Counter<"reason">;
   /** A shard claimed here: how long it had no acting owner (from the release or death mark to the claim). */
   readonly handoffGap: (kind: "graceful" | "failover" | "initial", gapMs: number | undefined) => void;
@@ -135,6 +137,12 @@ export function createActorMetrics(
     labelNames: ["source", "outcome"],
     registers,
   });
+  const intentReplicaErrors = new Counter({
+    name: "stsfleet_intent_replica_errors_total",
+    help: "Appends a replica of the quorum intent log failed, by stream and reason (timeout, unavailable: no responders or no server, error); a majority of the others may still have taken them (ADR 0084)",
+    labelNames: ["stream", "reason"],
+    registers,
+  });
   const resultOf = (outcome: TurnOutcome["type"]): string =>
     outcome === "done" ? "success" : outcome === "failed" ? "error" : outcome;
 
@@ -176,6 +184,11 @@ export function createActorMetrics(
     }),
     handoffGap(kind, gapMs) {
       if (gapMs !== undefined && kind !== "initial") handoffDuration.observe({ kind }, gapMs / 1000);
+    },
+    intentReplicaError(stream, error) {
+      const text = error instanceof Error ? `${error.name} ${error.message}` : String(error);
+      const reason = /timeout/i.test(text) ? "timeout" : /no responders|503|not enabled|unavailable|offline/i.test(text) ? "unavailable" : "error";
+      intentReplicaErrors.inc({ stream, reason });
     },
     objectMessage(source, outcome) {
       objectMessages.inc({ source, outcome });

@@ -3,11 +3,12 @@
 // production (--nats-replicas).
 import { RetentionPolicy, StorageType, jetstreamManager } from "@nats-io/jetstream";
 import { nanos } from "@nats-io/transport-node";
-import type { JetStreamManager } from "@nats-io/jetstream";
+import type { JetStreamManager, Placement } from "@nats-io/jetstream";
 import { Kvm } from "@nats-io/kv";
 import type { KV } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { BUCKETS, STREAMS } from "#protocol";
+import { BUCKETS, DecodeError, FLEET_KEYS, STREAMS, codecs, intentReplicaStream, intentReplicaSubjects } from "#protocol";
+import type { IntentLogLayout } from "#protocol";
 import { ensureStream } from "./nats.ts";
 import type { DesiredStream } from "./nats.ts";
 
@@ -17,6 +18,8 @@ export interface TopologyOptions {
 }
 
 const DUPLICATE_WINDOW_MS = 120_000;
+/** Records kept per set by the intent log, in STS_INTENT and in each quorum replica. */
+const INTENT_RECORDS_PER_SET = 32;
 
 export function desiredStreams(options: TopologyOptions): Record<keyof typeof STREAMS, DesiredStream> {
   return {
@@ -31,7 +34,7 @@ export function desiredStreams(options: TopologyOptions): Record<keyof typeof ST
     intents: {
       name: STREAMS.intents,
       subjects: ["intent.>"],
-      max_msgs_per_subject: 32,
+      max_msgs_per_subject: INTENT_RECORDS_PER_SET,
       storage: StorageType.File,
       num_replicas: options.replicas,
       duplicate_window: nanos(DUPLICATE_WINDOW_MS),
@@ -65,4 +68,99 @@ export async function provisionTopology(connection: NatsConnection, options: Top
   const shards = await kvm.create(BUCKETS.shards, bucketOptions);
   const leases = await kvm.create(BUCKETS.leases, bucketOptions);
   return { jsm, members, shards, leases };
+}
+
+/**
+ * The streams of a quorum intent log (ADR 0084): replica i is STS_INTENT_<i> over `qintent.<i>.>`, one replica of its
+ * own, placed on the server tagged `placement[i]`.
+ */
+export function desiredIntentReplicaStreams(placement: readonly string[]): DesiredStream[] {
+  return placement.map((tag, replica) => ({
+    name: intentReplicaStream(replica),
+    subjects: [intentReplicaSubjects(replica).all],
+    max_msgs_per_subject: INTENT_RECORDS_PER_SET,
+    storage: StorageType.File,
+    num_replicas: 1,
+    duplicate_window: nanos(DUPLICATE_WINDOW_MS),
+    // Tags only: nats-server omits an empty cluster name, and ensureStream compares what it reads back.
+    placement: { tags: [tag] } as Placement,
+  }));
+}
+
+function describeLayout(layout: IntentLogLayout): string {
+  return layout.placement.length === 0 ? `one stream ${STREAMS.intents}` : `a quorum of ${layout.placement.length} streams on the servers tagged ${layout.placement.join(", ")}`;
+}
+
+/**
+ * The fleet's intent log is kept another way than this actor was told to: two actors appending to different logs
+ * would not fence each other, so the actor refuses to start.
+ */
+export class IntentLogLayoutError extends Error {
+  override readonly name = "IntentLogLayoutError";
+  readonly pinned: IntentLogLayout | undefined;
+  readonly wanted: IntentLogLayout;
+
+  constructor(pinned: IntentLogLayout | undefined, wanted: IntentLogLayout) {
+    super(
+      `the fleet keeps its intent log as ${pinned ? describeLayout(pinned) : "an unreadable layout record"} ` +
+        `(bucket ${BUCKETS.members}, key ${FLEET_KEYS.intentLog}), this actor was started for ${describeLayout(wanted)}. ` +
+        "Give every actor the same --intent-log-placement; to change it, stop every actor, delete the key " +
+        `(nats kv del ${BUCKETS.members} ${FLEET_KEYS.intentLog}), then start them with the new value`,
+    );
+    this.pinned = pinned;
+    this.wanted = wanted;
+  }
+}
+
+/** Two replicas of a quorum intent log ended up on one server, which would lose both at once. */
+export class IntentLogPlacementError extends Error {
+  override readonly name = "IntentLogPlacementError";
+  readonly servers: Readonly<Record<string, string>>;
+
+  constructor(servers: Readonly<Record<string, string>>) {
+    super(
+      `intent log replicas share a server (${Object.entries(servers)
+        .map(([stream, server]) => `${stream} on ${server}`)
+        .join(", ")}): give each server its own tag (server_tags) and list each tag once in --intent-log-placement`,
+    );
+    this.servers = servers;
+  }
+}
+
+export interface ProvisionedIntentLog {
+  readonly layout: IntentLogLayout;
+  /** Per quorum replica, the server that holds it; undefined on a server that is not clustered. */
+  readonly servers: readonly (string | undefined)[];
+}
+
+/**
+ * Pins the intent log's layout in bucket `members` (the first actor writes it, every later one must match), then
+ * creates the quorum replicas and checks that no two of them share a server. STS_INTENT itself comes with
+ * provisionTopology.
+ */
+export async function provisionIntentLog(topology: Topology, placement: readonly string[]): Promise<ProvisionedIntentLog> {
+  const layout: IntentLogLayout = { type: "intent-log.layout", placement: [...placement] };
+  try {
+    await topology.members.create(FLEET_KEYS.intentLog, codecs.intentLogLayout.encode(layout));
+  } catch (createError) {
+    const entry = await topology.members.get(FLEET_KEYS.intentLog);
+    if (!entry || entry.operation !== "PUT") throw createError;
+    let pinned: IntentLogLayout | undefined;
+    try {
+      pinned = codecs.intentLogLayout.decode(entry.value);
+    } catch (error) {
+      if (!(error instanceof DecodeError)) throw error;
+    }
+    if (!pinned || JSON.stringify(pinned.placement) !== JSON.stringify(layout.placement)) throw new IntentLogLayoutError(pinned, layout);
+  }
+  const servers: (string | undefined)[] = [];
+  for (const stream of desiredIntentReplicaStreams(placement)) {
+    await ensureStream(topology.jsm, stream);
+    servers.push((await topology.jsm.streams.info(stream.name)).cluster?.leader || undefined);
+  }
+  const placed = servers.filter((server): server is string => server !== undefined);
+  if (new Set(placed).size !== placed.length) {
+    throw new IntentLogPlacementError(Object.fromEntries(placement.map((_, i) => [intentReplicaStream(i), servers[i] ?? "?"])));
+  }
+  return { layout, servers };
 }

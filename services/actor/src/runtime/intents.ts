@@ -1,10 +1,31 @@
 // The per-set intent log (stream STS_INTENT, subject intent.<shard>.<ns>.<name>): every turn that will write to
 // Kubernetes first appends its plan with compare-and-set on the subject's last sequence; a new owner appends a
 // takeover record. A paused or partitioned former owner therefore cannot append, and does not write.
+//
+// The same log can be kept by a quorum of single-replica streams on different NATS servers (QuorumIntentLog, ADR
+// 0084): an append counts once a majority of them took it with compare-and-set, so the loss of one server costs no
+// Raft election in front of every write. Any two majorities share a replica, and on that replica the takeover record
+// of a newer owner makes the older owner's compare-and-set fail: the fence holds as with one stream.
 import { JetStreamApiCodes, JetStreamApiError } from "@nats-io/jetstream";
 import type { JetStreamClient, JetStreamManager } from "@nats-io/jetstream";
 import { DecodeError, STREAMS, codecs, intentSubjects } from "#protocol";
 import type { Intent, SetAddress } from "#protocol";
+
+/** What a turn and a takeover need of the log, whichever way it is kept. */
+export interface IntentAppender {
+  /** Appends with compare-and-set; rejects with FencedError when a newer owner appended. */
+  append(address: SetAddress, intent: Intent): Promise<unknown>;
+  /** Forgets cached sequences of a shard (it moved away; a later claim must re-read the log). */
+  forgetShard(shard: number): void;
+}
+
+/** A stream of the log and the subjects it keeps the sets under. */
+export interface IntentLogTarget {
+  readonly stream: string;
+  readonly subjects: { build(address: SetAddress): string; shardFilter(shard: number): string };
+}
+
+export const SINGLE_STREAM_TARGET: IntentLogTarget = { stream: STREAMS.intents, subjects: intentSubjects };
 
 /** Another owner appended with a newer epoch: this member must stop acting on the set's shard. */
 export class FencedError extends Error {
@@ -28,20 +49,59 @@ function isWrongLastSequence(error: unknown): boolean {
   );
 }
 
-export class IntentLog {
+/**
+ * Every compare-and-set attempt found a newer record than expected, each from an older epoch (another writer kept
+ * appending between our read and our write). Not a fence: the other writer is older and will be fenced; try again.
+ */
+export class IntentContentionError extends Error {
+  override readonly name = "IntentContentionError";
+  readonly subject: string;
+  readonly attempts: number;
+
+  constructor(subject: string, attempts: number) {
+    super(`intent append for ${subject}: the log moved on under ${attempts} attempts in a row (an older owner is still appending)`);
+    this.subject = subject;
+    this.attempts = attempts;
+  }
+}
+
+/** A quorum intent log could not get a majority of its replicas to take an append (none of them fenced it). */
+export class IntentQuorumError extends Error {
+  override readonly name = "IntentQuorumError";
+  readonly subject: string;
+  readonly accepted: number;
+  readonly needed: number;
+  /** `<stream>: <error>` for every replica that failed. */
+  readonly failures: readonly string[];
+
+  constructor(subject: string, accepted: number, needed: number, failures: readonly string[]) {
+    super(`intent append for ${subject}: ${accepted} of ${needed} replicas needed took it (${failures.join("; ")})`);
+    this.subject = subject;
+    this.accepted = accepted;
+    this.needed = needed;
+    this.failures = failures;
+  }
+}
+
+const APPEND_ATTEMPTS = 3;
+
+/** The log kept by one stream (STS_INTENT, or one replica of a quorum log). */
+export class IntentLog implements IntentAppender {
   private readonly lastSeq = new Map<string, number>();
   private readonly js: JetStreamClient;
   private readonly jsm: JetStreamManager;
   private readonly me: { readonly member: string; readonly incarnation: string };
+  readonly target: IntentLogTarget;
 
-  constructor(js: JetStreamClient, jsm: JetStreamManager, me: { member: string; incarnation: string }) {
+  constructor(js: JetStreamClient, jsm: JetStreamManager, me: { member: string; incarnation: string }, target: IntentLogTarget = SINGLE_STREAM_TARGET) {
     this.js = js;
     this.jsm = jsm;
     this.me = me;
+    this.target = target;
   }
 
   private async readLast(subject: string): Promise<{ seq: number; intent: Intent | undefined }> {
-    const stored = await this.jsm.streams.getMessage(STREAMS.intents, { last_by_subj: subject });
+    const stored = await this.jsm.streams.getMessage(this.target.stream, { last_by_subj: subject });
     if (!stored) return { seq: 0, intent: undefined };
     try {
       return { seq: stored.seq, intent: codecs.intent.decode(stored.data) };
@@ -57,8 +117,8 @@ export class IntentLog {
    * a newer epoch means we were fenced.
    */
   async append(address: SetAddress, intent: Intent): Promise<number> {
-    const subject = intentSubjects.build(address);
-    for (let attempt = 0; attempt < 3; attempt++) {
+    const subject = this.target.subjects.build(address);
+    for (let attempt = 0; attempt < APPEND_ATTEMPTS; attempt++) {
       let expected = this.lastSeq.get(subject);
       if (expected === undefined) {
         const last = await this.readLast(subject);
@@ -79,12 +139,68 @@ export class IntentLog {
         // Our own earlier append, or a record from an older epoch: take the current sequence and try again.
       }
     }
-    throw new FencedError(subject, intent.epoch, undefined);
+    throw new IntentContentionError(subject, APPEND_ATTEMPTS);
   }
 
-  /** Forgets cached sequences of a shard (it moved away; a later claim must re-read the log). */
   forgetShard(shard: number): void {
-    const prefix = `intent.${shard}.`;
+    const prefix = this.target.subjects.shardFilter(shard).slice(0, -1);
     for (const subject of this.lastSeq.keys()) if (subject.startsWith(prefix)) this.lastSeq.delete(subject);
+  }
+}
+
+/**
+ * The log kept by an odd number (3 or more) of replicas, each an IntentLog over its own single-replica stream. An
+ * append resolves once a majority took it; the others finish in the background (their sequences stay current for the
+ * next append). It rejects with FencedError as soon as any replica shows a newer owner, and with IntentQuorumError
+ * once too many replicas failed for a majority.
+ */
+export class QuorumIntentLog implements IntentAppender {
+  readonly replicas: readonly IntentLog[];
+  readonly quorum: number;
+  private readonly onReplicaError: ((stream: string, error: unknown) => void) | undefined;
+
+  constructor(replicas: readonly IntentLog[], options: { onReplicaError?: (stream: string, error: unknown) => void } = {}) {
+    if (replicas.length < 3 || replicas.length % 2 === 0) throw new RangeError(`a quorum intent log needs an odd number of replicas from 3, got ${replicas.length}`);
+    this.replicas = replicas;
+    this.quorum = Math.floor(replicas.length / 2) + 1;
+    this.onReplicaError = options.onReplicaError;
+  }
+
+  append(address: SetAddress, intent: Intent): Promise<number> {
+    return new Promise((resolve, reject) => {
+      let accepted = 0;
+      let settled = false;
+      const failures: string[] = [];
+      for (const replica of this.replicas) {
+        replica.append(address, intent).then(
+          () => {
+            accepted++;
+            if (!settled && accepted >= this.quorum) {
+              settled = true;
+              resolve(accepted);
+            }
+          },
+          (error: unknown) => {
+            const fenced = error instanceof FencedError;
+            if (!fenced) this.onReplicaError?.(replica.target.stream, error);
+            if (settled) return;
+            if (fenced) {
+              settled = true;
+              reject(error);
+              return;
+            }
+            failures.push(`${replica.target.stream}: ${error instanceof Error ? error.message : String(error)}`);
+            if (failures.length > this.replicas.length - this.quorum) {
+              settled = true;
+              reject(new IntentQuorumError(this.replicas[0]?.target.subjects.build(address) ?? "", accepted, this.quorum, failures));
+            }
+          },
+        );
+      }
+    });
+  }
+
+  forgetShard(shard: number): void {
+    for (const replica of this.replicas) replica.forgetShard(shard);
   }
 }

@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { SetKey } from "../domain/object-store.ts";
+import { FencedError } from "./intents.ts";
 import { takeOverShard } from "./takeover.ts";
 import type { TakeoverDeps } from "./takeover.ts";
 
-function fake(options: { epoch?: number; sets: SetKey[]; fenceOn?: SetKey }) {
+function fake(options: { epoch?: number; sets: SetKey[]; fenceOn?: SetKey; failTimes?: Map<SetKey, number> }) {
   const sets = [...options.sets];
   let epoch = options.epoch;
   const appended: SetKey[] = [];
@@ -19,11 +20,17 @@ function fake(options: { epoch?: number; sets: SetKey[]; fenceOn?: SetKey }) {
     appendTakeover: async (_shard, key) => {
       appended.push(key);
       await appendsBlocked;
-      if (key === options.fenceOn) throw new Error("fenced");
+      if (key === options.fenceOn) throw new FencedError(`intent.7.${key}`, 3, 4);
+      const failures = options.failTimes?.get(key) ?? 0;
+      if (failures > 0) {
+        options.failTimes?.set(key, failures - 1);
+        throw new Error("503 no responders");
+      }
     },
     markSynced: (shard) => synced.push(shard),
     giveUp: (shard) => gaveUp.push(shard),
     notify: (key) => notified.push(key),
+    retryDelayMs: 1,
   };
   return {
     deps,
@@ -56,6 +63,15 @@ describe("takeOverShard", () => {
     f.releaseAppends();
     assert.equal(await done, "fenced");
     assert.deepEqual([f.gaveUp, f.synced, f.notified], [[7], [], []]);
+  });
+
+  it("retries the sets whose takeover failed without a fence, and only those, until they are appended", async () => {
+    // A NATS outage or a quorum intent log short of a majority: giving the shard up would leave it owned and unserved.
+    const f = fake({ epoch: 3, sets: ["ns/a", "ns/b"], failTimes: new Map([["ns/b", 2]]) });
+    f.releaseAppends();
+    assert.equal(await takeOverShard(7, f.deps), "synced");
+    assert.deepEqual(f.appended, ["ns/a", "ns/b", "ns/b", "ns/b"]);
+    assert.deepEqual([f.gaveUp, f.synced], [[], [7]]);
   });
 
   it("does nothing for a shard it does not own, and stops if the shard changed hands meanwhile", async () => {

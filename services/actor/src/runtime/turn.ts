@@ -18,7 +18,7 @@ import type { ControllerRevision, PlanOptions, PlanResult } from "../planner/ind
 import type { TurnOutcome, TurnRunner, TurnTrigger } from "./actor-system.ts";
 import type { Executor, TurnContext } from "./executor.ts";
 import { FencedError } from "./intents.ts";
-import type { IntentLog } from "./intents.ts";
+import type { IntentAppender } from "./intents.ts";
 
 export interface TurnOwnership {
   epochOf(shard: number): number | undefined;
@@ -37,7 +37,7 @@ export interface TurnMetrics {
 export interface TurnDeps {
   readonly store: ObjectStore;
   readonly ownership: TurnOwnership;
-  readonly intents: IntentLog;
+  readonly intents: IntentAppender;
   readonly executor: Executor;
   readonly nats: NatsConnection;
   readonly member: string;
