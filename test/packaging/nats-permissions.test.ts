@@ -17,7 +17,9 @@ import {
   SAMPLE_MESSAGES,
   codecs,
   eventSubjects,
+  intentReplicaSubjects,
   intentSubjects,
+  liveObjectSubjects,
   memberKeys,
   objectSubjects,
   pokeSubjects,
@@ -27,11 +29,11 @@ import {
   shardKeys,
   statusSubjects,
 } from "#protocol";
-import { IntentLog } from "../../services/actor/src/runtime/intents.ts";
+import { IntentLog, QuorumIntentLog } from "../../services/actor/src/runtime/intents.ts";
 import { createLogger } from "../../services/common/src/logger.ts";
 import { inboxPrefixFor } from "../../services/common/src/nats.ts";
 import { watchShardEpochs } from "../../services/common/src/shard-epochs.ts";
-import { provisionTopology } from "../../services/common/src/topology.ts";
+import { provisionIntentLog, provisionTopology } from "../../services/common/src/topology.ts";
 import { DEFAULT_PVC_SETTINGS } from "../../services/pvc-provisioner/src/config.ts";
 import { ensureConsumer } from "../../services/pvc-provisioner/src/provisioner.ts";
 import { NATS_SKIP, startShippedNatsServer } from "./nats-server.ts";
@@ -159,6 +161,7 @@ describe("NATS users and permissions (deploy/base/nats/auth.conf)", { skip: NATS
     const subject = objectSubjects.build({ shard: SHARD, kind: "sts", ...SET });
     const ack = await js.publish(subject, codecs.objectEnvelope.encode(SAMPLE_MESSAGES["object.put"]), { msgID: "uid-1@1" });
     assert.equal(ack.stream, STREAMS.objects);
+    watcher.nc.publish(liveObjectSubjects.fromObjectSubject(subject), codecs.objectEnvelope.encode(SAMPLE_MESSAGES["object.put"]));
     const leases = await new Kvm(watcher.nc).open(BUCKETS.leases);
     const revision = await leases.create("watcher", new TextEncoder().encode("watcher-0"));
     await leases.update("watcher", new TextEncoder().encode("watcher-0"), revision);
@@ -174,6 +177,7 @@ describe("NATS users and permissions (deploy/base/nats/auth.conf)", { skip: NATS
   it("watcher: may not append intents, command claims, write status, claim shards or read commands", async () => {
     const watcher = client("watcher");
     await refusedPublish(watcher, intentSubjects.build(ADDRESS));
+    await refusedPublish(watcher, intentReplicaSubjects(0).build(ADDRESS));
     await refusedPublish(watcher, pvcCommandSubjects.build(ADDRESS));
     await refusedPublish(watcher, statusSubjects.build(ADDRESS));
     await refusedPublish(watcher, eventSubjects.build(ADDRESS));
@@ -208,6 +212,13 @@ describe("NATS users and permissions (deploy/base/nats/auth.conf)", { skip: NATS
     const intents = new IntentLog(js, jsm, { member: "actor-0", incarnation: member.incarnation });
     const seq = await intents.append(ADDRESS, { type: "intent.takeover", shard: SHARD, epoch, member: "actor-0", incarnation: member.incarnation });
     assert.ok(seq > 0);
+    // The quorum intent log (ADR 0084): its streams, the layout record, appends to every replica.
+    const placement = ["n0", "n1", "n2"];
+    await provisionIntentLog({ jsm, members }, placement);
+    const me = { member: "actor-0", incarnation: member.incarnation };
+    const quorum = new QuorumIntentLog(placement.map((_, i) => new IntentLog(js, jsm, me, { stream: `STS_INTENT_${i}`, subjects: intentReplicaSubjects(i) })));
+    assert.equal(await quorum.append(ADDRESS, { type: "intent.takeover", shard: SHARD, epoch, member: "actor-0", incarnation: member.incarnation }), 2);
+    const live = actor.nc.subscribe(liveObjectSubjects.shardFilter(SHARD));
 
     const command = { ...SAMPLE_MESSAGES["pvc.create"], shard: SHARD, epoch };
     const commandAck = await js.publish(pvcCommandSubjects.build(ADDRESS), codecs.pvcCommand.encode(command), { msgID: `set-uid/${epoch}/${seq}` });
@@ -223,12 +234,14 @@ describe("NATS users and permissions (deploy/base/nats/auth.conf)", { skip: NATS
     assert.equal(codecs.probeAck.decode(reply.data).type, "probe.ack");
     pokes.unsubscribe();
     probes.unsubscribe();
+    live.unsubscribe();
     await noViolations(actor);
   });
 
   it("actor: may not forge cluster state, take status requests, touch the watcher's lease or the provisioner's consumer", async () => {
     const actor = client("actor");
     await refusedPublish(actor, objectSubjects.build({ shard: SHARD, kind: "pod", namespace: "default", name: "web-0" }));
+    await refusedPublish(actor, liveObjectSubjects.build({ shard: SHARD, kind: "pod", namespace: "default", name: "web-0" }));
     await refusedPublish(actor, `$KV.${BUCKETS.leases}.watcher`);
     await refusedPublish(actor, `$JS.API.CONSUMER.CREATE.${STREAMS.commands}.${CONSUMERS.pvcProvisioner}.${pvcCommandSubjects.all}`);
     await refusedPublish(actor, `$JS.ACK.${STREAMS.commands}.${CONSUMERS.pvcProvisioner}.1.1.1.1.0`);
@@ -266,10 +279,12 @@ describe("NATS users and permissions (deploy/base/nats/auth.conf)", { skip: NATS
     const provisioner = client("pvc-provisioner");
     await refusedPublish(provisioner, pvcCommandSubjects.build(ADDRESS));
     await refusedPublish(provisioner, intentSubjects.build(ADDRESS));
+    await refusedPublish(provisioner, intentReplicaSubjects(1).build(ADDRESS));
     await refusedPublish(provisioner, statusSubjects.build(ADDRESS));
     await refusedPublish(provisioner, `$KV.${BUCKETS.shards}.${shardKeys.build(SHARD)}`);
     await refusedPublish(provisioner, `$JS.API.CONSUMER.CREATE.${STREAMS.objects}.peek.${objectSubjects.all}`);
     await refusedPublish(provisioner, `$JS.API.CONSUMER.DELETE.${STREAMS.commands}.${CONSUMERS.pvcProvisioner}`);
+    await refusedSubscribe(provisioner, liveObjectSubjects.all);
     // Dead-letter advisories only through its queue group.
     await refusedSubscribe(provisioner, `$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.${STREAMS.commands}.${CONSUMERS.pvcProvisioner}`);
   });
@@ -307,6 +322,8 @@ describe("NATS users and permissions (deploy/base/nats/auth.conf)", { skip: NATS
     await refusedPublish(writer, "_INBOX.unsolicited.reply");
     await refusedPublish(writer, objectSubjects.build({ shard: SHARD, kind: "sts", ...SET }));
     await refusedPublish(writer, intentSubjects.build(ADDRESS));
+    await refusedPublish(writer, intentReplicaSubjects(2).build(ADDRESS));
+    await refusedSubscribe(writer, liveObjectSubjects.all);
     await refusedPublish(writer, pvcCommandSubjects.build(ADDRESS));
     await refusedPublish(writer, eventSubjects.build(ADDRESS));
     await refusedPublish(writer, `$KV.${BUCKETS.members}.${memberKeys.build("actor-0")}`);

@@ -11,7 +11,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { jetstream } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { ALL_SHARDS, STREAMS, codecs, intentSubjects, shard as shardOf } from "#protocol";
+import { ALL_SHARDS, STREAMS, codecs, intentReplicaStream, intentReplicaSubjects, intentSubjects, shard as shardOf } from "#protocol";
 import type { Intent } from "#protocol";
 import { desiredAssignment } from "../../services/actor/src/domain/assignment.ts";
 import { LEASE_PROFILES } from "../../services/actor/src/runtime/ownership.ts";
@@ -162,10 +162,19 @@ export class ChaosStack {
 
       const base = chaosServiceArgs(profile);
       const replicaArgs = replicas > 1 ? ["--nats-replicas", String(replicas)] : [];
+      // On the cluster the actors keep the intent log as a quorum of one single-replica stream per node (the nodes
+      // are tagged with their names), as production does (ADR 0084).
+      const intentArgs = cluster ? ["--intent-log-placement", cluster.nodes.map((node) => node.name).join(",")] : [];
       const serviceArgs = Object.fromEntries(
         (Object.keys(base) as ServiceKind[]).map((kind) => [
           kind,
-          [...base[kind], ...replicaArgs, ...(kind === "actor" && proxy ? ["--nats-url", proxy.url] : []), ...(options.serviceArgs?.[kind] ?? [])],
+          [
+            ...base[kind],
+            ...replicaArgs,
+            ...(kind === "actor" ? intentArgs : []),
+            ...(kind === "actor" && proxy ? ["--nats-url", proxy.url] : []),
+            ...(options.serviceArgs?.[kind] ?? []),
+          ],
         ]),
       ) as Record<ServiceKind, string[]>;
       const stack = await startStack({
@@ -388,10 +397,27 @@ export class ChaosStack {
     throw new Error(`the fleet did not settle within ${options.timeoutMs ?? 60_000} ms: ${last}`);
   }
 
-  /** The set's intent log (STS_INTENT keeps the last 32 records per set), oldest first, with append times. */
+  /**
+   * The set's intent log (32 records per set are kept), oldest first, with append times. On the cluster the log is a
+   * quorum of replicas (ADR 0084): one append is a record on each replica that took it, so records with the same
+   * content are merged, timed by the first replica's, and `seq` is then the position in the merged log.
+   */
   async intentLog(namespace: string, name: string): Promise<{ seq: number; atMs: number; intent: Intent | undefined }[]> {
-    const subject = intentSubjects.build({ shard: shardOf(namespace, name), namespace, name });
-    const consumer = await jetstream(this.nc).consumers.get(STREAMS.intents, { filter_subjects: subject });
+    const address = { shard: shardOf(namespace, name), namespace, name };
+    if (!this.cluster) return this.intentRecords(STREAMS.intents, intentSubjects.build(address));
+    const merged = new Map<string, { seq: number; atMs: number; intent: Intent | undefined }>();
+    for (let replica = 0; replica < this.cluster.nodes.length; replica++) {
+      for (const record of await this.intentRecords(intentReplicaStream(replica), intentReplicaSubjects(replica).build(address))) {
+        const key = JSON.stringify(record.intent ?? `unreadable ${replica}/${record.seq}`);
+        const seen = merged.get(key);
+        if (!seen || record.atMs < seen.atMs) merged.set(key, record);
+      }
+    }
+    return [...merged.values()].sort((a, b) => a.atMs - b.atMs).map((record, i) => ({ ...record, seq: i + 1 }));
+  }
+
+  private async intentRecords(stream: string, subject: string): Promise<{ seq: number; atMs: number; intent: Intent | undefined }[]> {
+    const consumer = await jetstream(this.nc).consumers.get(stream, { filter_subjects: subject });
     const records: { seq: number; atMs: number; intent: Intent | undefined }[] = [];
     const messages = await consumer.fetch({ max_messages: 64, expires: 2_000 });
     for await (const message of messages) {

@@ -138,7 +138,7 @@ export interface ProvisionedIntentLog {
  * creates the quorum replicas and checks that no two of them share a server. STS_INTENT itself comes with
  * provisionTopology.
  */
-export async function provisionIntentLog(topology: Topology, placement: readonly string[]): Promise<ProvisionedIntentLog> {
+export async function provisionIntentLog(topology: Pick<Topology, "jsm" | "members">, placement: readonly string[]): Promise<ProvisionedIntentLog> {
   const layout: IntentLogLayout = { type: "intent-log.layout", placement: [...placement] };
   try {
     await topology.members.create(FLEET_KEYS.intentLog, codecs.intentLogLayout.encode(layout));

@@ -326,6 +326,33 @@ describe("fleet ownership", async () => {
     await peer.markDead();
   });
 
+  it("keeps renewing after a renew whose answer was lost (the write landed, the client saw a timeout)", async () => {
+    // A NATS node crash can swallow the answer of a write its stream leader already applied. The member's next
+    // compare-and-set then names a stale revision; it must pick up its own record's revision instead of failing every
+    // renew until its lease lapses (it used to self-fence and wait to be declared dead).
+    let swallow = 0;
+    const loseAnswers = (members: KV): KV =>
+      intercepting(members, ["update"], async (call) => {
+        const result = await call();
+        if (swallow > 0) {
+          swallow--;
+          throw new Error("TimeoutError: timeout");
+        }
+        return result;
+      });
+    const a = await member("actor-l", { wrapMembers: loseAnswers });
+    await eventually(() => a.ownership.ownedShards().size > 0, "a owns shards");
+    const before = (await a.topology.members.get(memberKeys.build("actor-l")))?.revision ?? 0;
+    swallow = 2;
+    await sleep(profile.renewDeadlineMs * 3);
+    const afterwards = (await a.topology.members.get(memberKeys.build("actor-l")))?.revision ?? 0;
+    assert.equal(swallow, 0, "both answers were swallowed");
+    assert.ok(afterwards > before + 5, `renewals went on (revision ${before} -> ${afterwards})`);
+    assert.deepEqual(a.lost, [], "no self-fencing");
+    assert.ok(a.ownership.leaseFresh());
+    await a.ownership.stop();
+  });
+
   it("declares a paused member dead only after the lease expires (a probe timeout proves nothing)", async () => {
     const a = await member("actor-p");
     await eventually(() => a.ownership.ownedShards().size > 0, "a owns shards");

@@ -22,6 +22,10 @@ import { VERSION } from "../../../common/src/version.ts";
 import { desiredAssignment } from "../domain/assignment.ts";
 import { LivenessObserver } from "../domain/liveness.ts";
 
+/** How soon a failed renew is tried again (at most a retry period). */
+const RENEW_RETRY_AFTER_FAILURE_MS = 250;
+const TIMED_OUT = Symbol("timed out");
+
 export interface LeaseProfile {
   readonly leaseDurationMs: number;
   readonly renewDeadlineMs: number;
@@ -338,12 +342,38 @@ export class ShardOwnership {
 
   // --- periodic work -------------------------------------------------------------------------------------------
 
-  private async renew(): Promise<void> {
-    if (this.stopped) return;
+  private renewing: Promise<void> | undefined;
+
+  /**
+   * One renew: compare-and-set of our member record. Bounded by the retry period (a bucket without a leader may leave
+   * the request unanswered for the client's whole timeout), and after a failure tried again within
+   * RENEW_RETRY_AFTER_FAILURE_MS rather than a retry period later: an election of the members bucket (4-9 s after a
+   * NATS node crash) must cost no more of the renew deadline than it lasts (ADR 0084).
+   */
+  private renew(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    this.renewing ??= (async () => {
+      let renewed: boolean;
+      try {
+        renewed = await this.renewOnce();
+      } finally {
+        this.renewing = undefined;
+      }
+      if (!renewed && !this.stopped) setTimeout(() => void this.renew(), Math.min(RENEW_RETRY_AFTER_FAILURE_MS, this.options.profile.retryPeriodMs)).unref();
+    })();
+    return this.renewing;
+  }
+
+  /** True when the record was renewed. */
+  private async renewOnce(): Promise<boolean> {
     const key = memberKeys.build(this.options.name);
     const sentMs = this.now();
+    const bound = <T>(call: Promise<T>): Promise<T | typeof TIMED_OUT> =>
+      Promise.race([call, new Promise<typeof TIMED_OUT>((resolve) => setTimeout(() => resolve(TIMED_OUT), this.options.profile.retryPeriodMs).unref())]);
     try {
-      this.memberRevision = await this.options.members.update(key, this.memberRecord(this.leaving ? "leaving" : "alive"), this.memberRevision);
+      const revision = await bound(this.options.members.update(key, this.memberRecord(this.leaving ? "leaving" : "alive"), this.memberRevision));
+      if (revision === TIMED_OUT) throw new Error(`members bucket did not answer the renew within ${this.options.profile.retryPeriodMs} ms`);
+      this.memberRevision = revision;
       this.lastRenewSentMs = sentMs;
       if (this.renewsFailing) {
         // Peers could not renew either while we could not: their lease clocks start again from now.
@@ -352,27 +382,33 @@ export class ShardOwnership {
       }
     } catch (error) {
       // A renew in flight when stop() wrote `dead` loses the compare-and-set; a stopped member never re-joins.
-      if (this.stopped) return;
+      if (this.stopped) return true;
       // Bounded: the next renew must not wait behind this read (the bucket may have no leader for seconds).
-      const read = this.options.members.get(key).catch(() => null);
-      const timeout = new Promise<null>((resolve) => setTimeout(() => resolve(null), this.options.profile.retryPeriodMs).unref());
-      const current = decode(await Promise.race([read, timeout]), (b) => codecs.memberRecord.decode(b));
+      const read = await bound(this.options.members.get(key).catch(() => null));
+      const entry = read === TIMED_OUT ? null : read;
+      const current = decode(entry, (b) => codecs.memberRecord.decode(b));
       if (current && (current.incarnation !== this.incarnation || current.state === "dead")) {
         // Declared dead (or our name taken): never "un-die". Drop everything, re-join as a new incarnation.
         this.options.logger.error({ err: error }, "this member was declared dead; dropping all shards and re-joining");
         this.loseAll();
         this.currentIncarnation = randomUUID();
         await this.join().catch((joinError: unknown) => this.options.logger.error({ err: joinError }, "re-join failed"));
-      } else {
-        this.options.logger.warn({ err: error }, "lease renew failed");
-        // While our own renewals fail (members bucket without a leader, say), the peers' fail too: their silence
-        // proves nothing, so their lease clocks pause as they do while we are disconnected.
-        this.renewsFailing = true;
-        this.liveness.disconnect();
+        return true;
       }
-      return;
+      if (current && entry && entry.revision > this.memberRevision) {
+        // Our record, still ours and alive, at a later revision: an earlier renew landed but its answer was lost (or
+        // came after the bound). Without this, every later compare-and-set would fail until a peer declared us dead.
+        this.memberRevision = entry.revision;
+      }
+      this.options.logger.warn({ err: error }, "lease renew failed");
+      // While our own renewals fail (members bucket without a leader, say), the peers' fail too: their silence
+      // proves nothing, so their lease clocks pause as they do while we are disconnected.
+      this.renewsFailing = true;
+      this.liveness.disconnect();
+      return false;
     }
     this.scheduleReconcile();
+    return true;
   }
 
   private checkLease(): void {
@@ -669,6 +705,8 @@ export class ShardOwnership {
   async stop(options: { timeoutMs?: number } = {}): Promise<void> {
     if (this.stopped) return;
     this.leaving = true;
+    // After a renew in flight (it may have written "alive"), one that says "leaving".
+    await this.renewing?.catch(() => undefined);
     await this.renew().catch(() => undefined);
     const deadline = this.now() + (options.timeoutMs ?? 10_000);
     const shards = [...this.owned.keys()];

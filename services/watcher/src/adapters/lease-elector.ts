@@ -25,6 +25,9 @@ export interface LeaseCallbacks {
   onStoppedLeading(reason: "lost" | "renew-deadline" | "released"): void;
 }
 
+/** How soon a failed renew is tried again (at most a retry period). */
+const RENEW_RETRY_AFTER_FAILURE_MS = 250;
+
 /** A KV call did not answer before the renew deadline. */
 export class LeaseTimeoutError extends Error {
   override readonly name = "LeaseTimeoutError";
@@ -114,15 +117,19 @@ export class LeaseElector {
   private async loop(): Promise<void> {
     const signal = this.stopController.signal;
     while (!signal.aborted) {
+      let renewFailed = false;
       try {
-        if (this.leading) await this.renew();
+        if (this.leading) renewFailed = !(await this.renew());
         else await this.tryAcquire();
       } catch (error) {
+        renewFailed = this.leading;
         this.logger.warn({ err: error, leading: this.leading }, "lease round failed");
       }
-      const jitter = this.leading ? 1 : 1 + 0.2 * this.random();
+      // A failed renew is tried again soon: an election of the leases bucket (4-9 s after a NATS node crash) must not
+      // cost a retry period more of the renew deadline than it lasts (ADR 0084).
+      const delayMs = renewFailed ? Math.min(RENEW_RETRY_AFTER_FAILURE_MS, this.options.retryPeriodMs) : this.options.retryPeriodMs * (this.leading ? 1 : 1 + 0.2 * this.random());
       try {
-        await sleep(this.options.retryPeriodMs * jitter, undefined, { signal });
+        await sleep(delayMs, undefined, { signal });
       } catch {
         return;
       }
@@ -143,12 +150,15 @@ export class LeaseElector {
     }
   }
 
-  private async renew(): Promise<void> {
+  /** True when the lease was renewed. */
+  private async renew(): Promise<boolean> {
     try {
       this.revision = await this.withinDeadline(this.kv.update(this.options.key, this.record(this.options.holder), this.revision));
       this.lastRenewMs = this.now();
+      return true;
     } catch (error) {
       if (isWrongLastSequence(error)) {
+        if (await this.adoptOwnRevision()) return false;
         this.logger.warn("lease taken over by another watcher");
         this.stepDown("lost");
       } else if (leaderMustStepDown(this.lastRenewMs, this.now(), this.options.renewDeadlineMs)) {
@@ -157,7 +167,21 @@ export class LeaseElector {
       } else {
         throw error;
       }
+      return false;
     }
+  }
+
+  /**
+   * After a lost compare-and-set: when the record is still ours (this incarnation), an earlier renew landed and its
+   * answer was lost (a NATS node crash can do that). Take its revision and stay active instead of stepping down.
+   */
+  private async adoptOwnRevision(): Promise<boolean> {
+    const entry = await this.withinDeadline(this.kv.get(this.options.key)).catch(() => null);
+    const record = entry?.operation === "PUT" ? decodeLease(entry.value) : undefined;
+    if (!entry || record?.holder !== this.options.holder || record.incarnation !== this.options.incarnation) return false;
+    this.logger.warn({ revision: entry.revision, had: this.revision }, "an earlier lease renew landed without its answer; continuing from its revision");
+    this.revision = entry.revision;
+    return true;
   }
 
   private async tryAcquire(): Promise<void> {

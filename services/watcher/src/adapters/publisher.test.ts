@@ -79,7 +79,7 @@ describe("Publisher", () => {
     publisher.close();
   });
 
-  it("sends every attempt's live copy first, with the attempt's publication version, and none on standby", async () => {
+  it("announces every new want at once on its live subject, and the stream publish reuses its version", async () => {
     const state = new MirrorState();
     for (const kind of WATCHED_KINDS) state.markSynced(kind);
     state.ledger.activate([]);
@@ -100,12 +100,27 @@ describe("Publisher", () => {
     publisher.setPublicationClock(new PublicationClock(7));
     publisher.kick();
     while (stream.failed < 1) await sleep(1);
-    stream.healthy = true;
-    assert.ok(await publisher.drain(5_000));
+    // While the stream does not answer (no leader), a newer version of the object goes out live at once, although
+    // the subject's publish is still owed; the stream then gets the newer want with the same version.
+    state.upsert(set("web", { rv: "2" }));
+    publisher.kick();
     const subject = stream.journal.find((line) => line.startsWith("stream "))?.split(" ")[1] ?? "";
     const live = liveObjectSubjects.fromObjectSubject(subject);
-    // The failed attempt and its retry: each a live copy, then the stream publish, with the attempt's own version.
-    assert.deepEqual(stream.journal, [`live ${live} 7.0`, `stream ${subject} 7.0`, `live ${live} 7.1`, `stream ${subject} 7.1`]);
+    assert.deepEqual(stream.journal.slice(0, 3), [`live ${live} 7.0`, `stream ${subject} 7.0`, `live ${live} 7.1`]);
+    stream.healthy = true;
+    assert.ok(await publisher.drain(5_000));
+    // After the pause the owed publish is the newest want; its live copy was announced already, not sent again.
+    assert.deepEqual(stream.journal.slice(3), [`stream ${subject} 7.1`]);
+
+    // A retried publish sends its live copy again (for owners that missed it), with the same version.
+    stream.healthy = false;
+    stream.journal.length = 0;
+    state.upsert(set("web", { rv: "3" }));
+    publisher.kick();
+    while (stream.failed < 2) await sleep(1);
+    stream.healthy = true;
+    assert.ok(await publisher.drain(5_000));
+    assert.deepEqual(stream.journal, [`live ${live} 7.2`, `stream ${subject} 7.2`, `live ${live} 7.2`, `stream ${subject} 7.2`]);
 
     // On standby (no clock) nothing goes to the live subject and the stream copy carries no version.
     publisher.setPublicationClock(undefined);

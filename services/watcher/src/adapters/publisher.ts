@@ -4,10 +4,12 @@
 // again; any other failure pauses the whole pump with backoff (NATS is down for everyone, not for one subject).
 // Also purges old tombstones, by subject and only up to the tombstone's own sequence.
 //
-// Each publish attempt of an activation is stamped with the next publication version (header Sts-Pub) and first sent,
-// with the same bytes and headers, as a core NATS message on the object's live subject (live.<shard>.…). Owners
-// subscribe to their shards' live subjects, so they keep seeing changes while K8S_OBJS has no leader (a crashed NATS
-// node costs that stream a 4-9 s Raft election) and keep whichever copy carries the later version (ADR 0084).
+// Live copies (ADR 0084): every new want of a subject is sent at once, stamped with the next publication version
+// (header Sts-Pub), as a core NATS message on the object's live subject (live.<shard>.…), whether or not a publish of
+// that subject is in flight or the pump is paused. Owners subscribe to their shards' live subjects, so they keep seeing
+// changes while K8S_OBJS has no leader (a crashed NATS node costs it a 4-9 s Raft election, and publishes to it then
+// time out). The stream publish of the same want carries the same version and bytes, so an owner that already has
+// the live copy skips it without decoding; each attempt sends the live copy again for owners that missed it.
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import type { Context, Tracer } from "@opentelemetry/api";
 import { JetStreamApiError } from "@nats-io/jetstream";
@@ -15,12 +17,12 @@ import type { JetStreamClient, JetStreamManager } from "@nats-io/jetstream";
 import { headers } from "@nats-io/transport-node";
 import type { MsgHdrs } from "@nats-io/transport-node";
 import { HEADERS, OBJECT_KINDS, codecs, formatPublicationVersion, injectTraceContext, liveObjectSubjects, objectSubjects } from "#protocol";
-import type { KubeObject, ObjectEnvelope, PublicationClock } from "#protocol";
+import type { KubeObject, ObjectEnvelope, PublicationClock, PublicationVersion, Shard } from "#protocol";
 import { backoffDelayMs } from "../../../common/src/backoff.ts";
 import type { BackoffPolicy } from "../../../common/src/backoff.ts";
 import type { Logger } from "../../../common/src/logger.ts";
 import { messagingAttributes } from "../../../common/src/messaging-trace.ts";
-import type { PublishCommand } from "../domain/ledger.ts";
+import type { Op, PublishCommand } from "../domain/ledger.ts";
 import { parseObjectKey } from "../domain/objects.ts";
 import type { ObjectKey } from "../domain/objects.ts";
 import type { MirrorState } from "../domain/state.ts";
@@ -63,6 +65,29 @@ export interface LiveObjects {
   publish(subject: string, payload: Uint8Array, options: { headers: MsgHdrs }): void;
 }
 
+/** The live copy sent for a subject's current want: its stream publish reuses the version and the bytes. */
+interface LiveCopy {
+  readonly uid: string;
+  readonly rv: string;
+  readonly op: Op;
+  readonly version: PublicationVersion;
+  readonly payload: Uint8Array;
+  /** Stream publishes of it so far: the first goes right after the announcement, later ones resend the live copy. */
+  attempts: number;
+}
+
+/** Live copies kept beyond the subjects still owed a publish before the stale ones are pruned. */
+const LIVE_COPIES_SLACK = 10_000;
+
+/** What identifies a message's content: a subject's want or a command. */
+interface WantIdentity {
+  readonly key: PublishCommand["key"];
+  readonly shard: Shard;
+  readonly op: Op;
+  readonly uid: string;
+  readonly rv: string;
+}
+
 export interface PublisherOptions {
   readonly stream: string;
   readonly concurrency: number;
@@ -86,6 +111,7 @@ export class Publisher {
   private readonly random: () => number;
   private readonly live: LiveObjects | undefined;
   private clock: PublicationClock | undefined;
+  private readonly liveCopies = new Map<string, LiveCopy>();
   private inflight = 0;
   private failures = 0;
   private pausedUntil: NodeJS.Timeout | undefined;
@@ -130,11 +156,13 @@ export class Publisher {
    */
   setPublicationClock(clock: PublicationClock | undefined): void {
     this.clock = clock;
+    this.liveCopies.clear();
   }
 
   /** Starts as many publishes as the ledger has ready, up to the concurrency limit. Cheap; call after any change. */
   kick(): void {
     const ledger = this.state.ledger;
+    this.announce();
     while (!this.closed && this.pausedUntil === undefined && this.inflight < this.options.concurrency) {
       const command = ledger.next();
       if (!command) break;
@@ -215,7 +243,44 @@ export class Publisher {
     }, delayMs);
   }
 
-  private envelope(command: PublishCommand): ObjectEnvelope | undefined {
+  /** Sends a live copy of every want that appeared or changed, at once (see the top of this file). */
+  private announce(): void {
+    const changed = this.state.ledger.takeChanged();
+    const clock = this.clock;
+    if (clock === undefined || this.live === undefined) return;
+    for (const want of changed) {
+      const envelope = this.envelope(want);
+      if (!envelope) continue;
+      const copy: LiveCopy = { uid: want.uid, rv: want.rv, op: want.op, version: clock.next(), payload: codecs.objectEnvelope.encode(envelope), attempts: 0 };
+      this.liveCopies.set(want.subject, copy);
+      const live = liveObjectSubjects.fromObjectSubject(want.subject);
+      const parent = this.contexts.get(want.key, want.rv) ?? ROOT_CONTEXT;
+      const span = this.tracer.startSpan(
+        `send ${liveObjectSubjects.template}`,
+        { kind: SpanKind.PRODUCER, attributes: messagingAttributes("send", { template: liveObjectSubjects.template, subject: live, shard: want.shard }) },
+        parent,
+      );
+      this.sendLive(want.subject, copy.payload, this.headersFor(want, copy.version, trace.setSpan(parent, span)));
+      span.end();
+    }
+    // A subject that became clean without a publish of its last want (rare: its content went back to what the stream
+    // holds) would keep its copy; prune those once there are many.
+    if (this.liveCopies.size > this.state.ledger.pending + LIVE_COPIES_SLACK) {
+      for (const subject of this.liveCopies.keys()) if (!this.state.ledger.isDirty(subject)) this.liveCopies.delete(subject);
+    }
+  }
+
+  private headersFor(want: WantIdentity, version: PublicationVersion | undefined, context: Context): MsgHdrs {
+    const h = headers();
+    h.set(HEADERS.uid, want.uid);
+    h.set(HEADERS.resourceVersion, want.rv);
+    h.set(HEADERS.op, want.op);
+    if (version !== undefined) h.set(HEADERS.publication, formatPublicationVersion(version));
+    injectTraceContext(context, h);
+    return h;
+  }
+
+  private envelope(command: WantIdentity): ObjectEnvelope | undefined {
     const { kind, namespace, name } = parseObjectKey(command.key);
     const identity = { kind: OBJECT_KINDS[kind], namespace, name, uid: command.uid, resourceVersion: command.rv };
     if (command.op === "DEL") return { type: "object.delete", ...identity };
@@ -255,17 +320,15 @@ export class Publisher {
         ledger.failed(command);
         return;
       }
-      const h = headers();
-      h.set(HEADERS.uid, command.uid);
-      h.set(HEADERS.resourceVersion, command.rv);
-      h.set(HEADERS.op, command.op);
-      injectTraceContext(trace.setSpan(parent, span), h);
-      const payload = codecs.objectEnvelope.encode(envelope);
-      const version = this.clock?.next();
-      if (version !== undefined) {
-        h.set(HEADERS.publication, formatPublicationVersion(version));
-        this.sendLive(command.subject, payload, h);
-      }
+      // The live copy of this very want, if one was announced: same version and bytes, so owners skip the stream's.
+      const announced = this.liveCopies.get(command.subject);
+      const copy = announced && announced.uid === command.uid && announced.rv === command.rv && announced.op === command.op ? announced : undefined;
+      const payload = copy?.payload ?? codecs.objectEnvelope.encode(envelope);
+      const version = copy?.version ?? this.clock?.next();
+      const h = this.headersFor(command, version, trace.setSpan(parent, span));
+      // Sent again for a retry (an owner may have missed it while reconnecting), not right after its announcement.
+      if (version !== undefined && (copy === undefined || copy.attempts > 0)) this.sendLive(command.subject, payload, h);
+      if (copy !== undefined) copy.attempts++;
       const ack = await this.js.publish(command.subject, payload, {
         msgID: command.msgId,
         expect: { lastSubjectSequence: command.expectedSeq },
@@ -274,6 +337,7 @@ export class Publisher {
       });
       const result = ledger.acked(command, { seq: ack.seq, duplicate: ack.duplicate, atMs: this.wallNow() });
       this.failures = 0;
+      if (copy !== undefined && this.liveCopies.get(command.subject) === copy) this.liveCopies.delete(command.subject);
       if (result === "stored" && !ack.duplicate) {
         if (command.op === "PUT") this.metrics.publishedObjects.inc({ kind });
         else this.metrics.publishedTombstones.inc({ kind });
@@ -289,7 +353,7 @@ export class Publisher {
     }
   }
 
-  /** The live copy: before the stream publish, which adds its own headers (message id, expected sequence). */
+  /** A live copy; before a stream publish with the same headers, which adds its own (message id, expected sequence). */
   private sendLive(subject: string, payload: Uint8Array, h: MsgHdrs): void {
     if (this.live === undefined) return;
     try {

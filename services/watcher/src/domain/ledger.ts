@@ -40,6 +40,11 @@ interface Want {
   readonly rv: string;
 }
 
+/** A subject's new want, to announce at once on the live subject (takeChanged). */
+export interface ChangedWant extends Want {
+  readonly subject: string;
+}
+
 export interface PublishCommand extends Want {
   readonly subject: string;
   /** The subject's last sequence as this watcher knows it (0: empty). */
@@ -88,6 +93,8 @@ export class Ledger {
   private readonly queue = new Set<string>();
   private readonly inflight = new Map<string, ObjectKey>();
   private readonly republish = new Map<string, number>();
+  /** Dirty subjects whose want changed since the last takeChanged(). */
+  private readonly changed = new Set<string>();
   private readonly inScope: (namespace: string) => boolean;
   private republishCounter: number;
   private active = false;
@@ -118,6 +125,11 @@ export class Ledger {
 
   get heldCount(): number {
     return this.held.size;
+  }
+
+  /** True while `subject` still owes a publish. */
+  isDirty(subject: string): boolean {
+    return this.dirty.has(subject);
   }
 
   heldAt(subject: string): Held | undefined {
@@ -167,6 +179,20 @@ export class Ledger {
     this.epoch++;
     this.active = false;
     this.clearPublishState();
+  }
+
+  /**
+   * The wants that appeared or changed since the last call, whether or not their subject is in flight: the publisher
+   * sends each at once as a live copy, so a publish that waits on the stream (no leader) delays no change (ADR 0084).
+   */
+  takeChanged(): ChangedWant[] {
+    const out: ChangedWant[] = [];
+    for (const subject of this.changed) {
+      const want = this.dirty.get(subject);
+      if (want) out.push({ ...want, subject });
+    }
+    this.changed.clear();
+    return out;
   }
 
   /** The next publish to make, or undefined when nothing is ready. Marks its subject in flight. */
@@ -266,6 +292,7 @@ export class Ledger {
     this.queue.clear();
     this.inflight.clear();
     this.republish.clear();
+    this.changed.clear();
   }
 
   private setHeld(key: ObjectKey, shard: Shard, subject: string, held: Held): void {
@@ -315,7 +342,10 @@ export class Ledger {
         if (want === undefined || sameContent(held, want)) {
           this.dirty.delete(subject);
           this.queue.delete(subject);
+          this.changed.delete(subject);
         } else {
+          const before = this.dirty.get(subject);
+          if (!before || before.op !== want.op || before.uid !== want.uid || before.rv !== want.rv) this.changed.add(subject);
           this.dirty.set(subject, want);
           if (!this.inflight.has(subject)) this.queue.add(subject);
         }
