@@ -34,7 +34,7 @@ import { after, before, describe, it } from "node:test";
 import type { TestContext } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { jetstreamManager } from "@nats-io/jetstream";
-import { BUCKETS, STREAMS, intentReplicaStream } from "#protocol";
+import { BUCKETS, CONSUMERS, STREAMS, intentReplicaStream } from "#protocol";
 import { succeeded } from "../../tools/chaos/facts.ts";
 import type { AuditWrite } from "../../tools/chaos/facts.ts";
 import { ChaosStack } from "../../tools/chaos/harness.ts";
@@ -112,6 +112,35 @@ function electionsAfter(before: Record<string, string>, victim: string, stoppedA
   };
 }
 
+/**
+ * Moves the leadership of every replicated stream and bucket, and of the provisioner's durable consumer, to `node` by
+ * stepping the current leaders down until it wins: losing that node then costs every Raft group an election at once,
+ * the worst single loss there is.
+ */
+async function concentrateLeaders(node: string, timeoutMs = 60_000): Promise<void> {
+  const jsm = await jetstreamManager(chaos.connection, { timeout: 2_000 });
+  const deadline = performance.now() + timeoutMs;
+  const groups = [
+    ...REPLICATED.map((name) => ({
+      name,
+      leader: async () => (await leaders([name]))[name] ?? "?",
+      stepDown: `$JS.API.STREAM.LEADER.STEPDOWN.${name}`,
+    })),
+    {
+      name: `${STREAMS.commands}/${CONSUMERS.pvcProvisioner}`,
+      leader: () => jsm.consumers.info(STREAMS.commands, CONSUMERS.pvcProvisioner).then((info) => info.cluster?.leader ?? "?", () => "?"),
+      stepDown: `$JS.API.CONSUMER.LEADER.STEPDOWN.${STREAMS.commands}.${CONSUMERS.pvcProvisioner}`,
+    },
+  ];
+  for (const group of groups) {
+    for (let leader = await group.leader(); leader !== node; leader = await group.leader()) {
+      if (performance.now() > deadline) throw new Error(`could not move the leader of ${group.name} to ${node} (it is on ${leader})`);
+      if (leader !== "?") await chaos.connection.request(group.stepDown, undefined, { timeout: 2_000 }).catch(() => undefined);
+      await sleep(300);
+    }
+  }
+}
+
 /** Waits until every stream and bucket has a leader and all its replicas are current again. */
 async function waitReplicated(timeoutMs = 60_000): Promise<void> {
   const jsm = await jetstreamManager(chaos.connection);
@@ -134,12 +163,12 @@ interface Loss {
 const LOSSES: readonly Loss[] = [
   {
     signal: "SIGTERM",
-    name: "the K8S_OBJS leader stops (SIGTERM, its Raft leaders step down) mid-rollout: nothing lost, reconciles stall less than 5 s",
+    name: "the node leading every replicated stream and bucket stops (SIGTERM, its Raft leaders step down) mid-rollout: nothing lost, reconciles stall less than 5 s",
   },
   {
     signal: "SIGKILL",
     // Its groups wait out a 4-9 s election; the live copies and the intent log's other two replicas carry on.
-    name: "the K8S_OBJS leader is SIGKILLed mid-rollout: nothing lost, reconciles stall less than 5 s",
+    name: "the node leading every replicated stream and bucket is SIGKILLed mid-rollout: nothing lost, reconciles stall less than 5 s",
   },
 ];
 
@@ -172,11 +201,14 @@ async function scenario(t: TestContext, loss: Loss): Promise<void> {
   const since = Date.now();
   const ns = `nodeloss-${loss.signal.toLowerCase()}`;
   const sets = await createSets(chaos, ns, 4, { replicas: 3 });
-  const before = await leaders();
-  // The stream every object change goes through; the node also holds one replica of the intent log.
-  const victim = before[STREAMS.objects] ?? "";
+  // The node that leads the stream every object change goes through; every other replicated group is moved to it,
+  // and it holds one replica of the intent log.
+  const victim = (await leaders([STREAMS.objects]))[STREAMS.objects] ?? "";
   const index = chaos.cluster?.nodes.findIndex((n) => n.name === victim) ?? -1;
-  assert.ok(index >= 0, `the objects stream has a leader among the nodes (${JSON.stringify(before)})`);
+  assert.ok(index >= 0, `the objects stream has a leader among the nodes (${victim})`);
+  await concentrateLeaders(victim);
+  const before = await leaders();
+  assert.ok(REPLICATED.every((name) => before[name] === victim), `${victim} leads every replicated group (${JSON.stringify(before)})`);
   assert.deepEqual(new Set(INTENT_REPLICAS.map((name) => before[name])).size, 3, `one intent log replica per node (${JSON.stringify(before)})`);
   const countsBefore = await messageCounts();
 

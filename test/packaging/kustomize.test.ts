@@ -306,12 +306,19 @@ describe("deploy/overlays: dev against prod", { skip: KUBECTL_SKIP }, () => {
         // Every service provisions the streams and buckets (services/common/src/topology.ts); they must agree.
         assert.equal(envValue(objects, container, "NATS_REPLICAS"), String(servers), `${overlay}: ${service} --nats-replicas`);
       }
+      // The actors' quorum intent log (ADR 0084): one replica per NATS server, placed by the server's tag (its name).
+      const actor = deploymentOf(objects, "actor").spec.template.spec.containers[0];
+      assert.ok(actor);
+      const placement = envValue(objects, actor, "INTENT_LOG_PLACEMENT");
       const config = ofKind<ConfigMap>(objects, "ConfigMap").find((c) => c.metadata.name.startsWith("nats-config"))?.data?.["nats.conf"] ?? "";
       const routes = [...config.matchAll(/nats:\/\/([a-z0-9-]+)\.([a-z0-9-]+):6222/g)];
       if (servers === 1) {
         assert.doesNotMatch(config, /cluster\s*\{/, "dev runs no cluster");
+        assert.equal(placement ?? "", "", "dev keeps the intent log in one stream");
       } else {
         assert.deepEqual(routes.map((m) => m[1]), ["nats-0", "nats-1", "nats-2"]);
+        assert.match(config, /^server_tags: \[\$SERVER_NAME\]$/m, "each server is tagged with its name");
+        assert.equal(placement, routes.map((m) => m[1]).join(","), "one intent log replica per server");
         for (const route of routes) assert.equal(route[2], nats.spec.serviceName, "routes use the headless Service's per-pod names");
         named(objects, "Service", nats.spec.serviceName ?? "");
         const budget = named<K8sObject & { spec: { maxUnavailable?: number; selector: Selector } }>(objects, "PodDisruptionBudget", "nats");

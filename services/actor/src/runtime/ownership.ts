@@ -1,6 +1,6 @@
 // Fleet membership and shard ownership through NATS KV, compare-and-set only (docs/adr/0070-fleet-ownership.md).
 //
-// - Each member keeps `m.<name>` alive in bucket `members` (CAS renew every retryPeriodMs) and answers probes on
+// - Each member keeps `m.<name>` alive in bucket `members` (CAS renew every retryPeriodMs / 2) and answers probes on
 //   `fleet.probe.<name>`; it subscribes before it announces itself.
 // - Desired owners come from rendezvous hashing with a load cap over the alive members; moves between live members
 //   wait until membership has been stable for stableAfterMs.
@@ -210,7 +210,9 @@ export class ShardOwnership {
     await this.join();
     await this.startWatches();
     this.watchConnection();
-    this.every(this.options.profile.retryPeriodMs, () => this.renew());
+    // Twice per retry period: the renew deadline has to outlast the time since the last renew plus the longest
+    // election of the members bucket (9 s on nats-server 2.9, against the default profile's 10 s; ADR 0084).
+    this.every(this.options.profile.retryPeriodMs / 2, () => this.renew());
     this.every(this.timings.probeIntervalMs, () => this.probePeers());
     this.every(Math.min(250, this.options.profile.retryPeriodMs), () => this.checkLease());
     await this.reconcile();

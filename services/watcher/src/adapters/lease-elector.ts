@@ -1,5 +1,5 @@
 // Runs the active/standby protocol of domain/lease.ts against the `leases` KV bucket: the holder renews by
-// compare-and-set every retry period and stops acting once it has failed to renew for the renew deadline; a standby
+// compare-and-set twice per retry period and stops acting once it has failed to renew for the renew deadline; a standby
 // polls the key and takes over an unchanged lease after a full lease duration on its own monotonic clock.
 import { setTimeout as sleep } from "node:timers/promises";
 import type { KV } from "@nats-io/kv";
@@ -127,7 +127,13 @@ export class LeaseElector {
       }
       // A failed renew is tried again soon: an election of the leases bucket (4-9 s after a NATS node crash) must not
       // cost a retry period more of the renew deadline than it lasts (ADR 0084).
-      const delayMs = renewFailed ? Math.min(RENEW_RETRY_AFTER_FAILURE_MS, this.options.retryPeriodMs) : this.options.retryPeriodMs * (this.leading ? 1 : 1 + 0.2 * this.random());
+      // The holder renews twice per retry period, so the renew deadline outlasts the time since the last renew plus
+      // the longest election (9 s on nats-server 2.9, against the default 10 s deadline).
+      const delayMs = renewFailed
+        ? Math.min(RENEW_RETRY_AFTER_FAILURE_MS, this.options.retryPeriodMs)
+        : this.leading
+          ? this.options.retryPeriodMs / 2
+          : this.options.retryPeriodMs * (1 + 0.2 * this.random());
       try {
         await sleep(delayMs, undefined, { signal });
       } catch {

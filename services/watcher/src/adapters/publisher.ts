@@ -252,7 +252,8 @@ export class Publisher {
       const envelope = this.envelope(want);
       if (!envelope) continue;
       const copy: LiveCopy = { uid: want.uid, rv: want.rv, op: want.op, version: clock.next(), payload: codecs.objectEnvelope.encode(envelope), attempts: 0 };
-      this.liveCopies.set(want.subject, copy);
+      // A live-only tombstone has no stream publish to share its version with.
+      if (want.liveOnly !== true) this.liveCopies.set(want.subject, copy);
       const live = liveObjectSubjects.fromObjectSubject(want.subject);
       const parent = this.contexts.get(want.key, want.rv) ?? ROOT_CONTEXT;
       const span = this.tracer.startSpan(

@@ -132,6 +132,34 @@ describe("Ledger", () => {
     assert.deepEqual([...stream.subjects.values()].map((h) => h.op), ["DEL", "DEL", "DEL"]);
   });
 
+  it("announces each new want once, and a live-only tombstone for what went away before the stream held it", () => {
+    // While K8S_OBJS takes no publishes, owners know objects from their live copies only (ADR 0084).
+    const ledger = activeLedger();
+    ledger.setTarget(KEY, put("1", [3]));
+    assert.deepEqual(ledger.takeChanged().map((w) => [w.subject, w.op, w.rv, w.liveOnly]), [[subject(3), "PUT", "1", undefined]]);
+    assert.deepEqual(ledger.takeChanged(), [], "announced once");
+    ledger.failed(ledger.next()!);
+    // Moved to shard 5, then deleted, and the stream never stored it.
+    ledger.setTarget(KEY, put("2", [5]));
+    assert.deepEqual(ledger.takeChanged().map((w) => [w.subject, w.op, w.rv, w.liveOnly]).sort(), [
+      [subject(3), "DEL", "1", true],
+      [subject(5), "PUT", "2", undefined],
+    ]);
+    ledger.setTarget(KEY, gone("3"));
+    assert.deepEqual(ledger.takeChanged().map((w) => [w.subject, w.op, w.liveOnly]), [[subject(5), "DEL", true]]);
+    assert.equal(ledger.pending, 0, "no stream tombstone is owed for what the stream never held");
+
+    // Once the stream holds a PUT, a deletion is an ordinary tombstone, on the stream and live.
+    const stream = new ModelStream();
+    const other = objectKey("pod", "default", "web-1");
+    ledger.setTarget(other, put("1", [3]));
+    ledger.takeChanged();
+    stream.drain(ledger);
+    ledger.setTarget(other, gone("2"));
+    assert.deepEqual(ledger.takeChanged().map((w) => [w.op, w.liveOnly]), [["DEL", undefined]]);
+    assert.deepEqual(takeAll(ledger).map((c) => c.op), ["DEL"]);
+  });
+
   it("on activation publishes only differences, and tombstones what vanished while it was away", () => {
     const stream = new ModelStream();
     stream.write(subject(1, "same"), { uid: "a", rv: "1", op: "PUT", atMs: 0 });
@@ -281,7 +309,15 @@ describe("Ledger", () => {
         const ledger = activeLedger();
         const targets = new Map<string, Target>();
         let inflight: PublishCommand[] = [];
+        // What an owner that got every live copy sees per subject: the latest announcement wins over the stream's
+        // copies (those carry the version of an earlier announcement of the same content; ADR 0084).
+        const announced = new Map<string, { op: string; uid: string; rv: string }>();
+        let tookOver = false;
+        const listen = () => {
+          for (const want of ledger.takeChanged()) announced.set(want.subject, { op: want.op, uid: want.uid, rv: want.rv });
+        };
         for (const step of ops) {
+          listen();
           switch (step.t) {
             case "target": {
               // uids are unique per object; the same name may come back with a new uid.
@@ -318,6 +354,7 @@ describe("Ledger", () => {
               break;
             case "takeover":
               // Lease lost and won back (or another replica took over): re-read the stream, forget in-flight answers.
+              tookOver = true;
               ledger.deactivate();
               for (const command of inflight) stream.deliver(ledger, command);
               inflight = [];
@@ -325,17 +362,23 @@ describe("Ledger", () => {
               break;
           }
         }
+        listen();
         for (const command of inflight) stream.deliver(ledger, command);
         stream.drain(ledger);
+        listen();
         assert.equal(ledger.pending, 0);
         for (const [key, target] of targets) {
           const name = key.split("/")[2]!;
           for (let shard = 0; shard < 3; shard++) {
             const held = stream.subjects.get(subject(shard, name));
+            // A new active watcher cannot know what its predecessor announced live only (ADR 0084, window W5).
+            const seen: { op: string; uid: string; rv: string } | undefined = tookOver ? held : (announced.get(subject(shard, name)) ?? held);
             if (target.exists && target.shards.has(shard)) {
               assert.deepEqual([held?.op, held?.uid, held?.rv], ["PUT", target.uid, target.rv], `${key} on ${shard}`);
+              assert.deepEqual([seen?.op, seen?.uid, seen?.rv], ["PUT", target.uid, target.rv], `${key} on ${shard}, as its owner sees it`);
             } else {
               assert.ok(held === undefined || held.op === "DEL", `${key} must not be live on shard ${shard}`);
+              assert.ok(seen === undefined || seen.op === "DEL", `${key} must not be live on shard ${shard} for its owner`);
             }
           }
         }

@@ -43,6 +43,11 @@ interface Want {
 /** A subject's new want, to announce at once on the live subject (takeChanged). */
 export interface ChangedWant extends Want {
   readonly subject: string;
+  /**
+   * A tombstone for the live subject only: owners saw a live copy of the object there that the stream never held
+   * (it was created and deleted, or moved, while the stream took no publishes), so no stream tombstone is owed.
+   */
+  readonly liveOnly?: true;
 }
 
 export interface PublishCommand extends Want {
@@ -95,6 +100,12 @@ export class Ledger {
   private readonly republish = new Map<string, number>();
   /** Dirty subjects whose want changed since the last takeChanged(). */
   private readonly changed = new Set<string>();
+  /**
+   * Per object and shard, the PUT last announced live that the stream does not hold yet: if the object goes away
+   * first, owners still need a tombstone, on the live subject alone (ADR 0084).
+   */
+  private readonly announcedPuts = new Map<ObjectKey, Map<Shard, { readonly uid: string; readonly rv: string }>>();
+  private readonly liveOnlyTombstones = new Map<string, Want>();
   private readonly inScope: (namespace: string) => boolean;
   private republishCounter: number;
   private active = false;
@@ -189,10 +200,30 @@ export class Ledger {
     const out: ChangedWant[] = [];
     for (const subject of this.changed) {
       const want = this.dirty.get(subject);
-      if (want) out.push({ ...want, subject });
+      if (!want) continue;
+      out.push({ ...want, subject });
+      if (want.op === "PUT") this.setAnnounced(want.key, want.shard, { uid: want.uid, rv: want.rv });
+      else this.clearAnnounced(want.key, want.shard);
     }
     this.changed.clear();
+    for (const [subject, want] of this.liveOnlyTombstones) out.push({ ...want, subject, liveOnly: true });
+    this.liveOnlyTombstones.clear();
     return out;
+  }
+
+  private setAnnounced(key: ObjectKey, shard: Shard, identity: { uid: string; rv: string }): void {
+    let shards = this.announcedPuts.get(key);
+    if (!shards) {
+      shards = new Map();
+      this.announcedPuts.set(key, shards);
+    }
+    shards.set(shard, identity);
+  }
+
+  private clearAnnounced(key: ObjectKey, shard: Shard): void {
+    const shards = this.announcedPuts.get(key);
+    shards?.delete(shard);
+    if (shards?.size === 0) this.announcedPuts.delete(key);
   }
 
   /** The next publish to make, or undefined when nothing is ready. Marks its subject in flight. */
@@ -293,6 +324,8 @@ export class Ledger {
     this.inflight.clear();
     this.republish.clear();
     this.changed.clear();
+    this.announcedPuts.clear();
+    this.liveOnlyTombstones.clear();
   }
 
   private setHeld(key: ObjectKey, shard: Shard, subject: string, held: Held): void {
@@ -318,6 +351,7 @@ export class Ledger {
     const target = this.targets.get(key);
     const shards = new Set<Shard>(target?.exists ? target.shards : []);
     for (const shard of this.heldShards.get(key) ?? []) shards.add(shard);
+    for (const shard of this.announcedPuts.get(key)?.keys() ?? []) shards.add(shard);
     return shards;
   }
 
@@ -343,6 +377,12 @@ export class Ledger {
           this.dirty.delete(subject);
           this.queue.delete(subject);
           this.changed.delete(subject);
+          const announced = this.announcedPuts.get(key)?.get(shard);
+          if (announced !== undefined) {
+            // Held by the stream now (its own tombstone follows if needed), or gone before the stream held it.
+            if (want === undefined) this.liveOnlyTombstones.set(subject, { key, shard, op: "DEL", uid: announced.uid, rv: announced.rv });
+            this.clearAnnounced(key, shard);
+          }
         } else {
           const before = this.dirty.get(subject);
           if (!before || before.op !== want.op || before.uid !== want.uid || before.rv !== want.rv) this.changed.add(subject);
