@@ -11,7 +11,7 @@ import { jetstream } from "@nats-io/jetstream";
 import { HEADERS, SHARD_COUNT, codecs, memberKeys, objectSubjects, shardKeys } from "#protocol";
 import type { MemberRecord, ShardRecord } from "#protocol";
 import { useNatsServer } from "#test-support/nats.ts";
-import { provisionTopology } from "../../../services/common/src/topology.ts";
+import { provisionIntentLog, provisionTopology } from "../../../services/common/src/topology.ts";
 import type { Topology } from "../../../services/common/src/topology.ts";
 import { runCli } from "./run-cli.ts";
 import { writeStackFile } from "./state.ts";
@@ -154,6 +154,10 @@ describe("stsfleet status: summary (pure)", () => {
     const text = formatStatus(status, input.nowMs);
     const lines = text.split("\n");
     assert.equal(lines[0], `NATS nats://127.0.0.1:4222: 3 live members, 3/${SHARD_COUNT} shards owned, 12 StatefulSets`);
+    assert.equal(lines[1], "intent log: not pinned yet");
+    const quorum = formatStatus(summarize({ ...input, intentLog: { type: "intent-log.layout", placement: ["n0", "n1", "n2"] } }), input.nowMs);
+    assert.equal(quorum.split("\n")[1], "intent log: a majority of 3 single-replica streams on the servers tagged n0, n1, n2");
+    assert.equal(formatStatus(summarize({ ...input, intentLog: { type: "intent-log.layout", placement: [] } }), input.nowMs).split("\n")[1], "intent log: one stream STS_INTENT");
     assert.match(text, /^MEMBER\s+STATE\s+INCARNATION\s+RENEWED\s+SHARDS\s+SETS\s+VERSION\s+STARTED$/m);
     assert.match(text, /^a\s+alive\s+a1\s+1\.0s ago\s+2\s+3\s+0\.1\.0\s+9\.0s ago$/m);
     assert.match(text, /^ {2}a {7}0-1$/m);
@@ -211,6 +215,8 @@ describe("stsfleet status: against a real nats-server", () => {
     await publish(5, "old", "PUT");
     await publish(5, "old", "DEL");
     await publish(200, "cache", "PUT");
+    // The first actor pinned a quorum intent log (ADR 0084).
+    await provisionIntentLog(topology, ["n0", "n1", "n2"]);
   });
   after(() => nc.close());
 
@@ -239,6 +245,7 @@ describe("stsfleet status: against a real nats-server", () => {
     assert.deepEqual([failover?.shard, failover?.kind, failover?.from, failover?.to], [200, "failover", "actor-1", "actor-0"]);
     for (const h of [graceful, failover]) assert.ok(h?.durationMs !== undefined && h.durationMs >= 0 && h.durationMs < 5_000, JSON.stringify(h));
     assert.equal(status.handoffStats.initial.count, SHARD_COUNT);
+    assert.deepEqual(status.intentLog, { layout: "quorum", placement: ["n0", "n1", "n2"] });
   });
 
   it("finds NATS through the state dir's stack.json", async () => {
@@ -248,6 +255,7 @@ describe("stsfleet status: against a real nats-server", () => {
     assert.equal(await runStatus({ stateDir, output: "table", handoffs: 3 }, io), 0, err.join("\n"));
     const text = out.join("\n");
     assert.match(text, /2 live members, 129\/256 shards owned, 3 StatefulSets/);
+    assert.match(text, /^intent log: a majority of 3 single-replica streams on the servers tagged n0, n1, n2$/m);
     assert.match(text, /^ {2}actor-1 {2}5$/m);
   });
 

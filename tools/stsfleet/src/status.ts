@@ -7,8 +7,8 @@ import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { Kvm } from "@nats-io/kv";
 import type { KvEntry } from "@nats-io/kv";
 import { connect } from "@nats-io/transport-node";
-import { BUCKETS, SHARD_COUNT, STREAMS, codecs, memberKeys, objectSubjects, shardKeys } from "#protocol";
-import type { MemberRecord, ShardRecord } from "#protocol";
+import { BUCKETS, FLEET_KEYS, SHARD_COUNT, STREAMS, codecs, memberKeys, objectSubjects, shardKeys } from "#protocol";
+import type { IntentLogLayout, MemberRecord, ShardRecord } from "#protocol";
 import { readStreamIndex } from "../../../services/watcher/src/adapters/stream-index.ts";
 import { natsConnectSettings, readStackFile } from "./state.ts";
 import type { NatsConnectSettings } from "./state.ts";
@@ -37,6 +37,8 @@ export interface StatusInput {
   readonly historyPerKey: number;
   /** Live StatefulSets (PUT, not tombstoned) per shard. */
   readonly setsPerShard: ReadonlyMap<number, number>;
+  /** The intent log's layout pinned by the first actor (undefined: none yet, or an older fleet). */
+  readonly intentLog?: IntentLogLayout | undefined;
 }
 
 // --- what it shows -----------------------------------------------------------------------------------------------
@@ -85,6 +87,8 @@ export interface FleetStatus {
   readonly handoffs: readonly Handoff[];
   /** Over every handoff in the retained history (not only the ones listed). */
   readonly handoffStats: Readonly<Record<Handoff["kind"], HandoffStats>>;
+  /** How the intent log is kept: `stream` (STS_INTENT) or a quorum placed on these server tags (ADR 0084). */
+  readonly intentLog: { readonly layout: "stream" | "quorum" | "unknown"; readonly placement: readonly string[] };
 }
 
 /** `[0,1,2,3,7,9,10]` -> `0-3,7,9-10`. */
@@ -220,6 +224,9 @@ export function summarize(input: StatusInput, options: { handoffs?: number } = {
     sets: [...input.setsPerShard.values()].reduce((a, b) => a + b, 0),
     handoffs: handoffs.slice(0, options.handoffs ?? 20),
     handoffStats: { graceful: stats("graceful"), failover: stats("failover"), initial: stats("initial") },
+    intentLog: input.intentLog
+      ? { layout: input.intentLog.placement.length === 0 ? "stream" : "quorum", placement: input.intentLog.placement }
+      : { layout: "unknown", placement: [] },
   };
 }
 
@@ -259,7 +266,13 @@ export function wrap(list: string, width: number): string[] {
 
 export function formatStatus(status: FleetStatus, nowMs: number): string {
   const alive = status.members.filter((m) => m.state !== "dead").length;
-  const lines = [`NATS ${status.nats}: ${alive} live members, ${status.ownedShards}/${SHARD_COUNT} shards owned, ${status.sets} StatefulSets`, ""];
+  const intentLog =
+    status.intentLog.layout === "quorum"
+      ? `a majority of ${status.intentLog.placement.length} single-replica streams on the servers tagged ${status.intentLog.placement.join(", ")}`
+      : status.intentLog.layout === "stream"
+        ? `one stream ${STREAMS.intents}`
+        : "not pinned yet";
+  const lines = [`NATS ${status.nats}: ${alive} live members, ${status.ownedShards}/${SHARD_COUNT} shards owned, ${status.sets} StatefulSets`, `intent log: ${intentLog}`, ""];
   lines.push(
     ...table(
       ["MEMBER", "STATE", "INCARNATION", "RENEWED", "SHARDS", "SETS", "VERSION", "STARTED"],
@@ -380,9 +393,17 @@ export async function readStatusInput(
         setsPerShard.set(shard, (setsPerShard.get(shard) ?? 0) + 1);
       }
     }
+    const layout = await members.get(FLEET_KEYS.intentLog).catch(() => null);
+    let intentLog: IntentLogLayout | undefined;
+    try {
+      intentLog = layout?.operation === "PUT" ? codecs.intentLogLayout.decode(layout.value) : undefined;
+    } catch {
+      intentLog = undefined;
+    }
     return {
       nats: url,
       nowMs: Date.now(),
+      intentLog,
       members: historyEntries(memberHistory, (b) => codecs.memberRecord.decode(b)),
       shards: historyEntries(shardHistory, (b) => codecs.shardRecord.decode(b)),
       setsPerShard,
