@@ -13,6 +13,7 @@ import { HEADERS, codecs, formatPublicationVersion, liveObjectSubjects, objectSu
 import type { ObjectEnvelope, PublicationVersion } from "#protocol";
 import { useNatsServer } from "#test-support/nats.ts";
 import { createLogger } from "../../../common/src/logger.ts";
+import { eventually } from "../../../common/src/executor/testing.ts";
 import { provisionTopology } from "../../../common/src/topology.ts";
 import { ObjectStore } from "../domain/object-store.ts";
 import { ShardIntake, feedJetStream } from "./intake.ts";
@@ -34,14 +35,6 @@ function pod(name: string, rv: string): ObjectEnvelope {
 
 function tombstone(name: string, rv: string): ObjectEnvelope {
   return { type: "object.delete", kind: "Pod", namespace: NAMESPACE, name, uid: `uid-${name}`, resourceVersion: rv };
-}
-
-async function eventually(what: string, check: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!check()) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await sleep(5);
-  }
 }
 
 describe("shard intake: stream and live copies", async () => {
@@ -72,7 +65,7 @@ describe("shard intake: stream and live copies", async () => {
       },
     });
     await intake.open(SHARD);
-    await eventually("the empty shard is synced", () => synced.includes(SHARD));
+    await eventually(() => synced.includes(SHARD), "the empty shard is synced");
   });
   after(async () => {
     await intake.closeAll();
@@ -97,7 +90,7 @@ describe("shard intake: stream and live copies", async () => {
     received.length = 0;
     sendLive(pod("web-0", "10"), { epoch: 1, counter: 1 });
     await sendStream(pod("web-0", "10"), { epoch: 1, counter: 1 });
-    await eventually("both copies arrived", () => received.length === 2);
+    await eventually(() => received.length === 2, "both copies arrived");
     assert.deepEqual(received, ["live:applied", "stream:stale"]);
     assert.equal(rvOf("web-0"), "10");
   });
@@ -105,38 +98,38 @@ describe("shard intake: stream and live copies", async () => {
   it("follows live copies alone while the stream takes no publishes, and keeps them over the stream's late copies", async () => {
     // The stream missed 11 and 12 (no leader), then the watcher's retry stored 12 after the live copy of 13 arrived.
     sendLive(pod("web-0", "11"), { epoch: 1, counter: 2 });
-    await eventually("the live copy of rv 11 is cached", () => rvOf("web-0") === "11");
+    await eventually(() => rvOf("web-0") === "11", "the live copy of rv 11 is cached");
     sendLive(pod("web-0", "13"), { epoch: 1, counter: 4 });
-    await eventually("the live copy of rv 13 is cached", () => rvOf("web-0") === "13");
+    await eventually(() => rvOf("web-0") === "13", "the live copy of rv 13 is cached");
     received.length = 0;
     await sendStream(pod("web-0", "12"), { epoch: 1, counter: 3 });
-    await eventually("the stream's copy of rv 12 arrived", () => received.length === 1);
+    await eventually(() => received.length === 1, "the stream's copy of rv 12 arrived");
     assert.deepEqual(received, ["stream:stale"]);
     assert.equal(rvOf("web-0"), "13", "an older stream copy must not take the cache back");
   });
 
   it("never brings a deleted object back from an older copy", async () => {
     sendLive(tombstone("web-0", "14"), { epoch: 1, counter: 5 });
-    await eventually("the tombstone applied", () => store.get("Pod", NAMESPACE, "web-0") === undefined);
+    await eventually(() => store.get("Pod", NAMESPACE, "web-0") === undefined, "the tombstone applied");
     received.length = 0;
     await sendStream(pod("web-0", "13"), { epoch: 1, counter: 4 });
     sendLive(pod("web-0", "13"), { epoch: 1, counter: 4 });
-    await eventually("both late copies arrived", () => received.length === 2);
+    await eventually(() => received.length === 2, "both late copies arrived");
     assert.deepEqual(received, ["stream:stale", "live:stale"]);
     assert.equal(store.get("Pod", NAMESPACE, "web-0"), undefined);
     // A new pod of the same name comes with a later publication and is cached again.
     sendLive(pod("web-0", "20"), { epoch: 2, counter: 0 });
-    await eventually("the re-created pod is cached", () => rvOf("web-0") === "20");
+    await eventually(() => rvOf("web-0") === "20", "the re-created pod is cached");
   });
 
   it("orders by the stream alone for unversioned stream messages, and drops unversioned live copies", async () => {
     await sendStream(pod("web-1", "30"), undefined);
-    await eventually("the unversioned stream message applied", () => rvOf("web-1") === "30");
+    await eventually(() => rvOf("web-1") === "30", "the unversioned stream message applied");
     sendLive(pod("web-1", "31"), undefined);
-    await eventually("the unversioned live copy was dropped", () => dropped.includes("unversioned"));
+    await eventually(() => dropped.includes("unversioned"), "the unversioned live copy was dropped");
     assert.equal(rvOf("web-1"), "30");
     sendLive(pod("web-1", "32"), { epoch: 2, counter: 1 });
-    await eventually("a versioned copy follows an unversioned message", () => rvOf("web-1") === "32");
+    await eventually(() => rvOf("web-1") === "32", "a versioned copy follows an unversioned message");
   });
 
   it("counts a malformed live copy and keeps going", async () => {
@@ -144,7 +137,7 @@ describe("shard intake: stream and live copies", async () => {
       headers: headersFor(pod("web-2", "1"), { epoch: 2, counter: 2 }),
     });
     sendLive(pod("web-2", "40"), { epoch: 2, counter: 3 });
-    await eventually("the valid copy after the malformed one is cached", () => rvOf("web-2") === "40");
+    await eventually(() => rvOf("web-2") === "40", "the valid copy after the malformed one is cached");
     assert.ok(dropped.some((reason) => reason !== "unversioned"), `dropped: ${dropped.join(", ")}`);
   });
 

@@ -12,17 +12,10 @@ import { createLogger } from "../../../common/src/logger.ts";
 import { provisionTopology } from "../../../common/src/topology.ts";
 import { encodeLease } from "../domain/lease.ts";
 import { createWatcherMetrics } from "../metrics.ts";
+import { eventually } from "../testing/harness.ts";
 import { LeaseElector } from "./lease-elector.ts";
 
 const TIMINGS = { leaseDurationMs: 1_500, renewDeadlineMs: 1_000, retryPeriodMs: 200 };
-
-async function eventually(what: string, check: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!check()) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await sleep(10);
-  }
-}
 
 describe("watcher lease elector", async () => {
   const server = await useNatsServer();

@@ -48,25 +48,32 @@ function flakyStream() {
   return stream;
 }
 
+/** A synced, active (empty) mirror, and a publisher over `stream` with the given backoff. */
+function publisherOver(stream: ReturnType<typeof flakyStream>, backoff: { initialDelayMs: number; maxDelayMs: number }, options: { live?: boolean } = {}) {
+  const state = new MirrorState();
+  for (const kind of WATCHED_KINDS) state.markSynced(kind);
+  state.ledger.activate([]);
+  const publisher = new Publisher({
+    js: stream.js,
+    jsm: {} as JetStreamManager,
+    state,
+    metrics: createWatcherMetrics(new Registry()),
+    logger: createLogger({ service: "watcher", instance: "test", level: "silent", format: "json" }),
+    tracer: trace.getTracer("test"),
+    contexts: new EventContexts(),
+    options: { stream: "K8S_OBJS", concurrency: 16, timeoutMs: 1_000, backoff, tombstoneTtlMs: 60_000 },
+    random: () => 1,
+    ...(options.live ? { live: stream.live } : {}),
+  });
+  return { state, publisher };
+}
+
 describe("Publisher", () => {
   it("publishes in flight that fail together pause the pump once, with the first backoff delay", async () => {
-    const state = new MirrorState();
-    for (const kind of WATCHED_KINDS) state.markSynced(kind);
-    state.ledger.activate([]);
+    const stream = flakyStream();
+    const { state, publisher } = publisherOver(stream, { initialDelayMs: 100, maxDelayMs: 60_000 });
     state.upsert(set("web"));
     for (let i = 0; i < 8; i++) state.upsert(pod(`web-${i}`, { owners: [{ kind: "StatefulSet", name: "web", controller: true }] }));
-    const stream = flakyStream();
-    const publisher = new Publisher({
-      js: stream.js,
-      jsm: {} as JetStreamManager,
-      state,
-      metrics: createWatcherMetrics(new Registry()),
-      logger: createLogger({ service: "watcher", instance: "test", level: "silent", format: "json" }),
-      tracer: trace.getTracer("test"),
-      contexts: new EventContexts(),
-      options: { stream: "K8S_OBJS", concurrency: 16, timeoutMs: 1_000, backoff: { initialDelayMs: 100, maxDelayMs: 60_000 }, tombstoneTtlMs: 60_000 },
-      random: () => 1,
-    });
     publisher.kick();
     const firstRound = 9; // the set and its 8 pods, all in flight at once
     while (stream.failed < firstRound) await sleep(1);
@@ -80,23 +87,9 @@ describe("Publisher", () => {
   });
 
   it("announces every new want at once on its live subject, and the stream publish reuses its version", async () => {
-    const state = new MirrorState();
-    for (const kind of WATCHED_KINDS) state.markSynced(kind);
-    state.ledger.activate([]);
-    state.upsert(set("web"));
     const stream = flakyStream();
-    const publisher = new Publisher({
-      js: stream.js,
-      jsm: {} as JetStreamManager,
-      state,
-      metrics: createWatcherMetrics(new Registry()),
-      logger: createLogger({ service: "watcher", instance: "test", level: "silent", format: "json" }),
-      tracer: trace.getTracer("test"),
-      contexts: new EventContexts(),
-      options: { stream: "K8S_OBJS", concurrency: 16, timeoutMs: 1_000, backoff: { initialDelayMs: 20, maxDelayMs: 20 }, tombstoneTtlMs: 60_000 },
-      random: () => 1,
-      live: stream.live,
-    });
+    const { state, publisher } = publisherOver(stream, { initialDelayMs: 20, maxDelayMs: 20 }, { live: true });
+    state.upsert(set("web"));
     publisher.setPublicationClock(new PublicationClock(7));
     publisher.kick();
     while (stream.failed < 1) await sleep(1);
