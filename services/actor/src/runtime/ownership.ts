@@ -376,8 +376,10 @@ export class ShardOwnership {
       const revision = await bound(this.options.members.update(key, this.memberRecord(this.leaving ? "leaving" : "alive"), this.memberRevision));
       if (revision === TIMED_OUT) throw new Error(`members bucket did not answer the renew within ${this.options.profile.retryPeriodMs} ms`);
       this.memberRevision = revision;
+      const sinceLastRenewMs = Math.round(sentMs - this.lastRenewSentMs);
       this.lastRenewSentMs = sentMs;
       if (this.renewsFailing) {
+        this.options.logger.info({ sinceLastRenewMs }, "lease renewed again");
         // Peers could not renew either while we could not: their lease clocks start again from now.
         this.renewsFailing = false;
         this.liveness.reconnect(this.now());
@@ -402,7 +404,9 @@ export class ShardOwnership {
         // came after the bound). Without this, every later compare-and-set would fail until a peer declared us dead.
         this.memberRevision = entry.revision;
       }
-      this.options.logger.warn({ err: error }, "lease renew failed");
+      // Logged once per run of failures (they repeat every 250 ms while the bucket has no leader).
+      if (this.renewsFailing) this.options.logger.debug({ err: error }, "lease renew failed again");
+      else this.options.logger.warn({ err: error }, "lease renew failed; retrying every 250 ms");
       // While our own renewals fail (members bucket without a leader, say), the peers' fail too: their silence
       // proves nothing, so their lease clocks pause as they do while we are disconnected.
       this.renewsFailing = true;

@@ -116,19 +116,28 @@ export class LeaseElector {
 
   private async loop(): Promise<void> {
     const signal = this.stopController.signal;
+    let failedRounds = 0;
     while (!signal.aborted) {
       let renewFailed = false;
+      let roundFailed = false;
       try {
         if (this.leading) renewFailed = !(await this.renew());
         else await this.tryAcquire();
       } catch (error) {
+        roundFailed = true;
         renewFailed = this.leading;
-        this.logger.warn({ err: error, leading: this.leading }, "lease round failed");
+        // Once per run of failures: while leading they repeat every 250 ms until the bucket answers again.
+        if (failedRounds === 0) this.logger.warn({ err: error, leading: this.leading }, "lease round failed");
+        else this.logger.debug({ err: error, leading: this.leading, failedRounds }, "lease round failed again");
       }
-      // A failed renew is tried again soon: an election of the leases bucket (4-9 s after a NATS node crash) must not
-      // cost a retry period more of the renew deadline than it lasts (ADR 0084).
-      // The holder renews twice per retry period, so the renew deadline outlasts the time since the last renew plus
-      // the longest election (9 s on nats-server 2.9, against the default 10 s deadline).
+      if (roundFailed) failedRounds++;
+      else if (failedRounds > 0) {
+        this.logger.info({ failedRounds }, "lease rounds succeed again");
+        failedRounds = 0;
+      }
+      // A failed renew is tried again soon, and the holder renews twice per retry period: the renew deadline has to
+      // outlast the time since the last renew plus an election of the leases bucket (4-9 s after a NATS node crash
+      // on nats-server 2.9, against the default 10 s deadline; ADR 0084).
       const delayMs = renewFailed
         ? Math.min(RENEW_RETRY_AFTER_FAILURE_MS, this.options.retryPeriodMs)
         : this.leading

@@ -130,7 +130,7 @@ export class Publisher {
     options: PublisherOptions;
     wallNow?: () => number;
     random?: () => number;
-    /** Live copies of every publish attempt; none without it (the stream alone, as before ADR 0084). */
+    /** Where live copies of every new want go (ADR 0084); none without it: the stream alone. */
     live?: LiveObjects;
   }) {
     this.live = init.live;
