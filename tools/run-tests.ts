@@ -48,9 +48,32 @@ const concurrency = process.env["TEST_CONCURRENCY"] ?? "2";
 const child = spawn(
   process.execPath,
   ["--import", "tsx", "--test", "--test-reporter=tap", `--test-concurrency=${concurrency}`, ...selected],
-  { stdio: "inherit" },
+  { stdio: ["inherit", "pipe", "inherit"] },
 );
+// node:test (22.23) reports a suite whose setup throws (an async describe callback, a before hook of a file's
+// top-level suite) as `not ok` but leaves it out of `# fail` and exits 0: a broken suite would pass CI unnoticed.
+// Every `not ok` line of the TAP stream therefore fails the run.
+const NOT_OK = /^\s*not ok \d+ - (.*)$/;
+const failures: string[] = [];
+let pending = "";
+child.stdout.on("data", (chunk: Buffer) => {
+  process.stdout.write(chunk);
+  const lines = (pending + chunk.toString("utf8")).split("\n");
+  pending = lines.pop() ?? "";
+  for (const line of lines) {
+    const match = NOT_OK.exec(line);
+    if (match && !/#\s*(TODO|SKIP)\b/i.test(line)) failures.push(match[1] ?? line);
+  }
+});
 const forward = (signal: NodeJS.Signals) => () => child.kill(signal);
 process.on("SIGINT", forward("SIGINT"));
 process.on("SIGTERM", forward("SIGTERM"));
-child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+child.on("close", (code, signal) => {
+  const status = code ?? (signal ? 1 : 0);
+  if (failures.length > 0) {
+    process.stdout.write(`# not ok: ${failures.length} (tests and suites, nested ones included)\n`);
+    if (status === 0) process.stdout.write("# failing the run: node:test counted none of them in # fail\n");
+    process.exit(status === 0 ? 1 : status);
+  }
+  process.exit(status);
+});

@@ -9,8 +9,10 @@ set -euo pipefail
 SERVICES=(watcher actor pvc-provisioner status-writer)
 
 random_password() {
-  # 24 random bytes as hex: no quoting problems in env files, YAML or the NATS config.
-  head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n'
+  # 24 random bytes as hex: no quoting problems in env files, YAML or the NATS config. The leading letter matters:
+  # nats-server parses a `$VAR` reference's value as config, so hex that starts with digits reads as a number
+  # (`0123…`) or fails to parse (`12e4…`), and the server refuses to start.
+  printf 'p%s' "$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 }
 
 variable_name() {

@@ -3,12 +3,16 @@ import { X509Certificate } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { execFileSync } from "node:child_process";
 import { after, describe, it } from "node:test";
+import { connect } from "@nats-io/transport-node";
+import { NatsServerStartError, startNatsServer } from "../../lib/nats-server.ts";
 import {
   AUTH_CONF,
   OPERATOR_USER,
   SecureSetupError,
   authorizationWithOperator,
+  natsPassword,
   passwordVariable,
   passwordVariablesOf,
   prepareSecureNats,
@@ -19,6 +23,46 @@ import { natsConnectSettings } from "./state.ts";
 import { onPath } from "./which.ts";
 
 const OPENSSL = onPath("openssl");
+
+describe("NATS passwords", () => {
+  // nats-server parses the value of a `$VAR` reference as config: these shapes come out of base64url and hex draws.
+  const HAZARDS = ["-abcDEF123_x", "12e45abcdef", "0123456789", "1e5abcd"];
+  const SCRIPT = new URL("../../../deploy/scripts/nats-credentials.sh", import.meta.url).pathname;
+
+  async function serverTakes(password: string): Promise<boolean> {
+    let server;
+    try {
+      server = await startNatsServer({ extraConfig: 'authorization { users: [ { user: "a", password: $PW } ] }', env: { PW: password } });
+    } catch (error) {
+      if (error instanceof NatsServerStartError) return false;
+      throw error;
+    }
+    try {
+      const nc = await connect({ servers: server.url, user: "a", pass: password, reconnect: false });
+      await nc.close();
+      return true;
+    } finally {
+      await server.stop();
+    }
+  }
+
+  it("nats-server refuses the raw shapes and takes them behind the leading letter our passwords start with", async () => {
+    for (const raw of HAZARDS) {
+      assert.equal(await serverTakes(raw), false, `${raw} as it comes`);
+      assert.equal(await serverTakes(`p${raw}`), true, `p${raw}`);
+    }
+  });
+
+  it("are random, start with a letter and use only characters that need no quoting (up --secure and the deploy script)", () => {
+    const drawn = Array.from({ length: 2_000 }, () => natsPassword());
+    for (const password of drawn) assert.match(password, /^p[A-Za-z0-9_-]{32}$/);
+    assert.equal(new Set(drawn).size, drawn.length);
+    const env = execFileSync("bash", [SCRIPT, "env"], { encoding: "utf8" });
+    const values = [...env.matchAll(/^STSFLEET_NATS_[A-Z_]+_PASSWORD=(.*)$/gm)].map((m) => m[1] ?? "");
+    assert.equal(values.length, 4);
+    for (const value of values) assert.match(value, /^p[0-9a-f]{48}$/);
+  });
+});
 
 describe("the authorization block of up --secure", () => {
   const shipped = readFileSync(AUTH_CONF, "utf8");

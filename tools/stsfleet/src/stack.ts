@@ -392,6 +392,11 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         if (error instanceof NatsServerStartError && error.message === NATS_INSTALL_HINT) {
           throw new StackStartError("nats-server is not installed", { cause: error, hint: NATS_INSTALL_HINT });
         }
+        // Say what the server wrote before it exited: config errors go to its output, the rest to its log file.
+        if (error instanceof NatsServerStartError) {
+          const said = [error.output.trim(), tail(join(logsDir, "nats.log"), 5)].filter((text) => text !== "").join("\n");
+          if (said !== "") throw new StackStartError(`${error.message}:\n${said}`, { cause: error });
+        }
         throw error;
       }
       reaper.register(nats.pid, "i");
