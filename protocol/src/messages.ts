@@ -184,6 +184,12 @@ export const IntentPlanSchema = z.object({
   ...intentBase,
   set: SetRefSchema,
   turn: count,
+  /**
+   * metadata.generation of the set the plan was made from. A later owner whose cache shows an older generation waits
+   * for it before planning (its cache is behind what was acted on: after a NATS outage the stream may still hold the
+   * previous spec). Absent in records from before it existed.
+   */
+  setGeneration: count.optional(),
   /** One short line per action, for humans reading the log. */
   actions: z.array(z.string()).max(1000),
 });

@@ -2,6 +2,7 @@
 // process entry point; tests call startActor() in-process.
 import { jetstream } from "@nats-io/jetstream";
 import { extractSpanContext, intentReplicaStream, intentReplicaSubjects } from "#protocol";
+import type { Intent, SetAddress } from "#protocol";
 import { LEASE_PROFILES, ShardOwnership } from "./runtime/ownership.ts";
 import { ActorSystem } from "./runtime/actor-system.ts";
 import { Executor } from "./runtime/executor.ts";
@@ -14,7 +15,8 @@ import { createActorMetrics } from "./metrics.ts";
 import type { ActorConfig } from "./config.ts";
 import { isMet } from "./domain/expectations.ts";
 import type { Expectation } from "./domain/expectations.ts";
-import { ObjectStore } from "./domain/object-store.ts";
+import { ObjectStore, setKey } from "./domain/object-store.ts";
+import type { SetKey } from "./domain/object-store.ts";
 import { KubeClient, loadKubeConfig } from "../../common/src/kube.ts";
 import { createLogger } from "../../common/src/logger.ts";
 import type { Logger } from "../../common/src/logger.ts";
@@ -140,11 +142,23 @@ export async function startActor(config: ActorConfig, options: { logger?: Logger
       return ownership.incarnation;
     },
   };
+  // The newest set generation a plan in the intent log was made from, learnt when a set's last record is read (a
+  // takeover reads every set's): the first turn waits until the cache has caught up with it (turn.ts).
+  const generationFloors = new Map<SetKey, { uid: string; generation: number }>();
+  const noteLastRecord = (address: SetAddress, intent: Intent) => {
+    if (intent.type !== "intent.plan" || intent.setGeneration === undefined) return;
+    const key = setKey(address.namespace, address.name);
+    const known = generationFloors.get(key);
+    if (known && known.uid === intent.set.uid && known.generation >= intent.setGeneration) return;
+    generationFloors.set(key, { uid: intent.set.uid, generation: intent.setGeneration });
+  };
   const intents: IntentAppender =
     config.intentLogPlacement.length === 0
-      ? new IntentLog(js, topology.jsm, me)
+      ? new IntentLog(js, topology.jsm, me, undefined, noteLastRecord)
       : new QuorumIntentLog(
-          config.intentLogPlacement.map((_, replica) => new IntentLog(js, topology.jsm, me, { stream: intentReplicaStream(replica), subjects: intentReplicaSubjects(replica) })),
+          config.intentLogPlacement.map(
+            (_, replica) => new IntentLog(js, topology.jsm, me, { stream: intentReplicaStream(replica), subjects: intentReplicaSubjects(replica) }, noteLastRecord),
+          ),
           { onReplicaError: (stream, error) => metrics.intentReplicaError(stream, error) },
         );
 
@@ -165,7 +179,9 @@ export async function startActor(config: ActorConfig, options: { logger?: Logger
       shardSignals.delete(shard);
       synced.delete(shard);
       void intake.close(shard);
-      system.forget(store.dropShard(shard));
+      const dropped = store.dropShard(shard);
+      system.forget(dropped);
+      for (const key of dropped) generationFloors.delete(key);
       intents.forgetShard(shard);
     }
   };
@@ -219,6 +235,13 @@ export async function startActor(config: ActorConfig, options: { logger?: Logger
 
   const runTurn = createTurnRunner({
     store,
+    generationFloors: {
+      take: (key) => {
+        const floor = generationFloors.get(key);
+        generationFloors.delete(key);
+        return floor;
+      },
+    },
     ownership: {
       epochOf: (shard) => ownership.epochOf(shard),
       canAct: (shard, epoch) => ownership.canAct(shard, epoch),

@@ -16,7 +16,20 @@ export type Expectation =
       readonly fromResourceVersion: string;
     }
   /** After a delete: gone, replaced by another incarnation, or terminating. */
-  | { readonly type: "gone"; readonly kind: ObjectKind; readonly namespace: string; readonly name: string; readonly uid: string };
+  | { readonly type: "gone"; readonly kind: ObjectKind; readonly namespace: string; readonly name: string; readonly uid: string }
+  /**
+   * The intent log shows a plan made from a later generation of the set than the cache holds (the cache is behind
+   * what an owner already acted on): at least that generation, or another incarnation of the set, or none.
+   * Generations are integers the API server increases on every spec change, so comparing them is sound.
+   */
+  | {
+      readonly type: "generation";
+      readonly kind: "StatefulSet";
+      readonly namespace: string;
+      readonly name: string;
+      readonly uid: string;
+      readonly atLeast: number;
+    };
 
 export type Lookup = (kind: ObjectKind, namespace: string, name: string) => CachedObject | undefined;
 
@@ -31,6 +44,11 @@ export function isMet(expectation: Expectation, lookup: Lookup): boolean {
       if (cached === undefined || cached.uid !== expectation.uid) return true;
       const meta = cached.object.metadata as { deletionTimestamp?: string | null };
       return Boolean(meta.deletionTimestamp);
+    }
+    case "generation": {
+      if (cached === undefined || cached.uid !== expectation.uid) return true;
+      const generation = (cached.object.metadata as { generation?: number }).generation ?? 0;
+      return generation >= expectation.atLeast;
     }
   }
 }

@@ -13,7 +13,7 @@ import type { JetStreamClient, JetStreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { codecs, intentReplicaStream, intentReplicaSubjects } from "#protocol";
-import type { Intent, SetAddress } from "#protocol";
+import type { Intent, IntentPlan, SetAddress } from "#protocol";
 import { useNatsServer } from "#test-support/nats.ts";
 import { IntentLogLayoutError, provisionIntentLog, provisionTopology } from "../../../common/src/topology.ts";
 import { FencedError, IntentLog, IntentQuorumError, QuorumIntentLog } from "./intents.ts";
@@ -21,7 +21,7 @@ import { FencedError, IntentLog, IntentQuorumError, QuorumIntentLog } from "./in
 const ADDRESS: SetAddress = { shard: 9, namespace: "ns", name: "web" };
 const REPLICAS = 3;
 
-const plan = (member: string, incarnation: string, epoch: number, turn: number): Intent => ({
+const plan = (member: string, incarnation: string, epoch: number, turn: number): IntentPlan => ({
   type: "intent.plan",
   shard: ADDRESS.shard,
   epoch,
@@ -203,6 +203,24 @@ describe("quorum intent log on a nats-server", async () => {
     await provisionIntentLog(topology, placement);
     await assert.rejects(provisionIntentLog(topology, []), IntentLogLayoutError);
     await assert.rejects(provisionIntentLog(topology, ["a", "c", "b"]), /same --intent-log-placement/);
+  });
+
+  it("tells what the last record of a set was when it reads it, so a new owner knows the generation planned from", async () => {
+    const js = jetstream(nc);
+    const jsm = await jetstreamManager(nc);
+    const address: SetAddress = { shard: 11, namespace: "ns", name: "cache" };
+    const seen: Intent[] = [];
+    const former = new IntentLog(js, jsm, { member: "a", incarnation: "ia" }, { stream: intentReplicaStream(0), subjects: intentReplicaSubjects(0) });
+    await former.append(address, { ...plan("a", "ia", 1, 0), shard: address.shard, setGeneration: 5 });
+    const newer = new IntentLog(js, jsm, { member: "b", incarnation: "ib" }, { stream: intentReplicaStream(0), subjects: intentReplicaSubjects(0) }, (at, intent) => {
+      assert.deepEqual(at, address);
+      seen.push(intent);
+    });
+    await newer.append(address, { ...takeover("b", "ib", 2), shard: address.shard });
+    assert.deepEqual(seen.map((i) => [i.type, i.type === "intent.plan" ? i.setGeneration : undefined]), [["intent.plan", 5]]);
+    // Its own later appends do not read the log again.
+    await newer.append(address, { ...plan("b", "ib", 2, 1), shard: address.shard, setGeneration: 6 });
+    assert.equal(seen.length, 1);
   });
 
   it("fences a former owner whose next append comes after a takeover that reached only a majority", async () => {

@@ -91,13 +91,22 @@ export class IntentLog implements IntentAppender {
   private readonly js: JetStreamClient;
   private readonly jsm: JetStreamManager;
   private readonly me: { readonly member: string; readonly incarnation: string };
+  private readonly onLastRecord: ((address: SetAddress, intent: Intent) => void) | undefined;
   readonly target: IntentLogTarget;
 
-  constructor(js: JetStreamClient, jsm: JetStreamManager, me: { member: string; incarnation: string }, target: IntentLogTarget = SINGLE_STREAM_TARGET) {
+  constructor(
+    js: JetStreamClient,
+    jsm: JetStreamManager,
+    me: { member: string; incarnation: string },
+    target: IntentLogTarget = SINGLE_STREAM_TARGET,
+    /** Told of every set's last record this log reads (a takeover, a lost compare-and-set): what was acted on. */
+    onLastRecord?: (address: SetAddress, intent: Intent) => void,
+  ) {
     this.js = js;
     this.jsm = jsm;
     this.me = me;
     this.target = target;
+    this.onLastRecord = onLastRecord;
   }
 
   private async readLast(subject: string): Promise<{ seq: number; intent: Intent | undefined }> {
@@ -122,6 +131,7 @@ export class IntentLog implements IntentAppender {
       let expected = this.lastSeq.get(subject);
       if (expected === undefined) {
         const last = await this.readLast(subject);
+        if (last.intent) this.onLastRecord?.(address, last.intent);
         if (last.intent && last.intent.epoch > intent.epoch) throw new FencedError(subject, intent.epoch, last.intent.epoch);
         expected = last.seq;
       }
@@ -134,6 +144,7 @@ export class IntentLog implements IntentAppender {
         this.lastSeq.delete(subject);
         const last = await this.readLast(subject);
         const theirs = last.intent;
+        if (theirs) this.onLastRecord?.(address, theirs);
         const ours = theirs && theirs.member === this.me.member && theirs.incarnation === this.me.incarnation;
         if (!theirs || (!ours && theirs.epoch >= intent.epoch)) throw new FencedError(subject, intent.epoch, theirs?.epoch);
         // Our own earlier append, or a record from an older epoch: take the current sequence and try again.

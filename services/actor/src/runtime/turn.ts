@@ -34,8 +34,14 @@ export interface TurnMetrics {
   statusWrite?(outcome: StatusResult["outcome"] | "error"): void;
 }
 
+/** The newest set generation the intent log shows a plan for, per set, until a turn takes it (see runTurn). */
+export interface GenerationFloors {
+  take(key: SetKey): { readonly uid: string; readonly generation: number } | undefined;
+}
+
 export interface TurnDeps {
   readonly store: ObjectStore;
+  readonly generationFloors?: GenerationFloors;
   readonly ownership: TurnOwnership;
   readonly intents: IntentAppender;
   readonly executor: Executor;
@@ -151,6 +157,19 @@ interface TurnInput {
 
 async function runTurn(deps: TurnDeps, input: TurnInput): Promise<TurnOutcome> {
   const { namespace, name, shard, epoch, signal, snapshot } = input;
+  // A plan in the intent log was made from a newer spec than the cache shows (the stream is behind what an owner
+  // already acted on, as after a NATS outage before the watcher has caught up): planning now could roll pods back to
+  // the older template. Wait for the cache, at most the expectation timeout, once.
+  const floor = deps.generationFloors?.take(input.key);
+  const generation = snapshot.set.metadata?.generation ?? 0;
+  if (floor !== undefined && floor.uid === snapshot.set.metadata?.uid && generation < floor.generation) {
+    deps.logger.info({ namespace, name, cached: generation, planned: floor.generation }, "cache is behind the intent log; waiting for the newer set");
+    return {
+      type: "done",
+      requeueAfterMs: null,
+      expectations: [{ type: "generation", kind: "StatefulSet", namespace, name, uid: floor.uid, atLeast: floor.generation }],
+    };
+  }
   const planStarted = performance.now();
   const result = plan(snapshot, Date.now(), deps.planOptions);
   deps.metrics?.planned?.(result, (performance.now() - planStarted) / 1000);
@@ -172,6 +191,7 @@ async function runTurn(deps: TurnDeps, input: TurnInput): Promise<TurnOutcome> {
         incarnation: deps.incarnation,
         set,
         turn: input.turn,
+        setGeneration: generation,
         actions: result.steps.flatMap((step) => step.actions.map(describeAction)).slice(0, 1000),
       });
     } catch (error) {
