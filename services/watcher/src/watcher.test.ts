@@ -238,6 +238,8 @@ describe("watcher against nats-server 2.9 and kube-sim", () => {
 
     const second = await readyWatcher(config);
     try {
+      // Ready means the lease was decided, active or standby; this one takes over the released lease.
+      await eventually("the restarted watcher is active", () => second.isLeader());
       await flushed(second);
       assert.equal(await total(second.metrics.publishedObjects), 2, "web-0 (annotated) and data-web-2 (new) only");
       assert.equal(await total(second.metrics.publishedTombstones), 2, "web-2 and data-web-1");

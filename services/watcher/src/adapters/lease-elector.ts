@@ -96,12 +96,19 @@ export class LeaseElector {
     if (!this.leading) return;
     this.stepDown("released");
     if (!options.release) return;
-    try {
-      await this.kv.update(this.options.key, this.record(""), this.revision);
-      this.metrics.leaseTransitions.inc({ transition: "released" });
-      this.logger.info("lease released");
-    } catch (error) {
-      this.logger.warn({ err: error }, "could not release the lease; a standby takes over when it expires");
+    // A renew in flight when stop() came may land after its answer was given up on: then the record is still ours at
+    // a later revision, and the release is tried again against it.
+    for (let attempt = 0; attempt < 2; attempt++) {
+      try {
+        await this.kv.update(this.options.key, this.record(""), this.revision);
+        this.metrics.leaseTransitions.inc({ transition: "released" });
+        this.logger.info("lease released");
+        return;
+      } catch (error) {
+        if (attempt === 0 && isWrongLastSequence(error) && (await this.adoptOwnRevision())) continue;
+        this.logger.warn({ err: error }, "could not release the lease; a standby takes over when it expires");
+        return;
+      }
     }
   }
 
