@@ -60,12 +60,22 @@ describe("tracing end to end (OTLP/HTTP JSON to a loopback receiver)", () => {
     await patchSet(t.kube, ns, "web", { spec: { replicas: 2 } });
     await waitForConverged(t.kube, ns, "web", 2);
 
-    const trace = await waitFor(
+    const found = await waitFor(
       "one trace with spans of all four services and their Kubernetes calls",
       () => [...byTrace(receiver.spans).values()].find((spans) => isScaleUpTrace(spans, ns)),
       { timeoutMs: 20_000, describeLast: () => `${receiver.rejected.join("; ")}\n${describeTraces(receiver.spans)}` },
     );
     assert.deepEqual(receiver.rejected, [], "every export was OTLP JSON on /v1/traces");
+    // A trace arrives over several exports, and a parent span ends (and is exported) after its children: a turn's
+    // span outlives its Kubernetes calls. Give the rest of the trace a moment before checking its shape.
+    const traceId = found[0]?.traceId ?? "";
+    const orphansOf = (spans: readonly ReceivedSpan[]) => {
+      const known = new Set(spans.map((span) => span.spanId));
+      return spans.filter((span) => span.parentSpanId !== "" && !known.has(span.parentSpanId));
+    };
+    const current = () => receiver.spans.filter((span) => span.traceId === traceId);
+    await waitFor("the trace's parent spans", () => orphansOf(current()).length === 0, { timeoutMs: 10_000 }).catch(() => undefined);
+    const trace = current();
 
     // One connected tree: a single root (the watcher's watch event) and every other span's parent in the trace.
     const ids = new Set(trace.map((span) => span.spanId));
