@@ -58,8 +58,9 @@ export async function startActor(config: ActorConfig, options: { logger?: Logger
   const topology = await provisionTopology(nats.connection, { replicas: config.natsReplicas });
   const intentLog = await provisionIntentLog(topology, config.intentLogPlacement);
   if (intentLog.layout.placement.length > 0) {
-    const servers = intentLog.servers.map((server, i) => `${intentReplicaStream(i)}@${server ?? "(not clustered)"}`);
-    if (intentLog.servers.includes(undefined)) logger.warn({ servers }, "the quorum intent log's replicas are on a server that is not clustered: losing it loses all of them");
+    const servers = intentLog.servers.map((server, i) => `${intentReplicaStream(i)}@${server ?? "?"}`);
+    if (intentLog.unavailable.length > 0) logger.warn({ servers, unavailable: intentLog.unavailable }, "some intent log replicas are unavailable; appends go to the majority that is there");
+    else if (intentLog.servers.includes(undefined)) logger.warn({ servers }, "the quorum intent log's replicas are on a server that is not clustered: losing it loses all of them");
     else logger.info({ servers }, "intent log kept by a quorum of single-replica streams");
   }
   const js = jetstream(nats.connection);

@@ -1,12 +1,14 @@
 import assert from "node:assert/strict";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, it } from "node:test";
-import { codecs, shardKeys } from "#protocol";
+import { connect } from "@nats-io/transport-node";
+import { FLEET_KEYS, codecs, intentReplicaStream, shardKeys } from "#protocol";
 import { useNatsServer } from "../../../test/support/nats.ts";
+import { startNatsCluster } from "../../../tools/lib/nats-server.ts";
 import { createLogger } from "./logger.ts";
 import { connectNats } from "./nats.ts";
 import { watchShardEpochs } from "./shard-epochs.ts";
-import { provisionTopology } from "./topology.ts";
+import { IntentLogPlacementError, provisionIntentLog, provisionTopology } from "./topology.ts";
 
 const logger = createLogger({ service: "test", instance: "t", level: "silent", format: "json" });
 
@@ -50,6 +52,41 @@ describe("topology and shard epochs", () => {
       restarted.stop();
     } finally {
       await nats.connection.close();
+    }
+  });
+});
+
+describe("the quorum intent log's streams on a 3-node cluster (ADR 0084)", () => {
+  it("places one replica per tagged server, refuses two on one server, and starts with a majority when a server is down", async () => {
+    const cluster = await startNatsCluster();
+    const nc = await connect({ servers: cluster.url.split(","), maxReconnectAttempts: -1, reconnectTimeWait: 100 });
+    try {
+      const topology = await provisionTopology(nc, { replicas: 3 });
+      const forget = async () => {
+        await topology.members.delete(FLEET_KEYS.intentLog);
+        for (let replica = 0; replica < 3; replica++) await topology.jsm.streams.delete(intentReplicaStream(replica)).catch(() => false);
+      };
+
+      // A tag twice: both replicas land on n0, which would lose both at once.
+      await assert.rejects(provisionIntentLog(topology, ["n0", "n0", "n1"]), IntentLogPlacementError);
+      await forget();
+      // A tag no server has is an answer, not an outage.
+      await assert.rejects(provisionIntentLog(topology, ["n0", "n1", "nope"]), /no suitable peers|tags not matched/i);
+      await forget();
+
+      const placed = await provisionIntentLog(topology, ["n0", "n1", "n2"]);
+      assert.deepEqual(placed.servers, ["n0", "n1", "n2"]);
+      assert.deepEqual(placed.unavailable, []);
+
+      // An actor that starts while n2 is down: its replica does not answer, the other two are a majority.
+      await cluster.stopNode(2);
+      const degraded = await provisionIntentLog(topology, ["n0", "n1", "n2"]);
+      assert.deepEqual(degraded.servers.slice(0, 2), ["n0", "n1"]);
+      assert.equal(degraded.unavailable.length, 1);
+      assert.match(degraded.unavailable[0] ?? "", /^STS_INTENT_2: /);
+    } finally {
+      await nc.close();
+      await cluster.stop();
     }
   });
 });

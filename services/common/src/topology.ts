@@ -1,7 +1,7 @@
 // The JetStream streams and KV buckets of a fleet, created idempotently by every service that needs them and
 // verified after creation (nats-server 2.9 drops unknown fields silently). Replication is 1 locally, 3 in
 // production (--nats-replicas).
-import { RetentionPolicy, StorageType, jetstreamManager } from "@nats-io/jetstream";
+import { JetStreamApiError, RetentionPolicy, StorageType, jetstreamManager } from "@nats-io/jetstream";
 import { nanos } from "@nats-io/transport-node";
 import type { JetStreamManager, Placement } from "@nats-io/jetstream";
 import { Kvm } from "@nats-io/kv";
@@ -9,7 +9,7 @@ import type { KV } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { BUCKETS, DecodeError, FLEET_KEYS, STREAMS, codecs, intentReplicaStream, intentReplicaSubjects } from "#protocol";
 import type { IntentLogLayout } from "#protocol";
-import { ensureStream } from "./nats.ts";
+import { NatsFeatureError, ensureStream } from "./nats.ts";
 import type { DesiredStream } from "./nats.ts";
 
 export interface TopologyOptions {
@@ -129,8 +129,10 @@ export class IntentLogPlacementError extends Error {
 
 export interface ProvisionedIntentLog {
   readonly layout: IntentLogLayout;
-  /** Per quorum replica, the server that holds it; undefined on a server that is not clustered. */
+  /** Per quorum replica, the server that holds it; undefined on a server that is not clustered, or unavailable. */
   readonly servers: readonly (string | undefined)[];
+  /** Replicas that could not be created or read (their server is down): `<stream>: <error>`. */
+  readonly unavailable: readonly string[];
 }
 
 /**
@@ -154,13 +156,37 @@ export async function provisionIntentLog(topology: Pick<Topology, "jsm" | "membe
     if (!pinned || JSON.stringify(pinned.placement) !== JSON.stringify(layout.placement)) throw new IntentLogLayoutError(pinned, layout);
   }
   const servers: (string | undefined)[] = [];
+  const unavailable: string[] = [];
   for (const stream of desiredIntentReplicaStreams(placement)) {
-    await ensureStream(topology.jsm, stream);
-    servers.push((await topology.jsm.streams.info(stream.name)).cluster?.leader || undefined);
+    try {
+      await ensureStream(topology.jsm, stream);
+      servers.push((await topology.jsm.streams.info(stream.name)).cluster?.leader || undefined);
+    } catch (error) {
+      // A replica whose server is down (no answer) must not keep an actor from starting while a majority is there:
+      // appends need only the majority. An answer that refuses (a tag no server has, a dropped field) is a
+      // misconfiguration and stops the actor.
+      if (error instanceof JetStreamApiError || error instanceof NatsFeatureError) throw error;
+      unavailable.push(`${stream.name}: ${error instanceof Error ? error.message : String(error)}`);
+      servers.push(undefined);
+    }
+  }
+  if (placement.length > 0 && unavailable.length > placement.length - (Math.floor(placement.length / 2) + 1)) {
+    throw new IntentLogUnavailableError(unavailable);
   }
   const placed = servers.filter((server): server is string => server !== undefined);
   if (new Set(placed).size !== placed.length) {
     throw new IntentLogPlacementError(Object.fromEntries(placement.map((_, i) => [intentReplicaStream(i), servers[i] ?? "?"])));
   }
-  return { layout, servers };
+  return { layout, servers, unavailable };
+}
+
+/** Too few replicas of the quorum intent log answered to make a majority. */
+export class IntentLogUnavailableError extends Error {
+  override readonly name = "IntentLogUnavailableError";
+  readonly failures: readonly string[];
+
+  constructor(failures: readonly string[]) {
+    super(`no majority of the intent log's replicas is available (${failures.join("; ")})`);
+    this.failures = failures;
+  }
 }

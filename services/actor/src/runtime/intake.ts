@@ -22,7 +22,7 @@
 // requests with a shorter timeout (feedJetStream) and retry a timed-out create at once.
 //
 // Besides its consumer, each feed subscribes to the shard's live subject (live.<shard>.>), where the watcher sends
-// every object message as core NATS just before its JetStream publish. When K8S_OBJS has no leader (the node that led
+// every object change as core NATS the moment it has it, whatever its JetStream publish is doing. When K8S_OBJS has no leader (the node that led
 // it crashed: a 4-9 s Raft election on nats-server 2.9) the live copies keep the cache current, so turns go on. Both
 // copies carry the watcher's publication version (header Sts-Pub); PublicationOrder keeps the later one per subject
 // and lets the second copy of a message skip decoding (ADR 0084).
@@ -138,11 +138,6 @@ export class ShardIntake {
     this.liveSource = deps.live;
     this.sweeper = setInterval(() => this.order.sweep(performance.now(), TOMBSTONE_VERSION_KEEP_MS), SWEEP_INTERVAL_MS);
     this.sweeper.unref();
-  }
-
-  /** Subjects whose last applied publication version is remembered (a gauge's source). */
-  get orderedSubjects(): number {
-    return this.order.size;
   }
 
   isSynced(shard: number): boolean {
