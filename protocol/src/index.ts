@@ -26,6 +26,7 @@ export {
   STREAMS,
   SubjectError,
   eventSubjects,
+  intentLogQuorum,
   intentReplicaStream,
   intentReplicaSubjects,
   intentSubjects,

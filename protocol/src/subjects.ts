@@ -43,6 +43,11 @@ export const STREAMS = {
 /** Most replicas a quorum intent log may have (an odd count from 3; ADR 0084). */
 export const MAX_INTENT_LOG_REPLICAS = 7;
 
+/** How many replicas of a quorum intent log make a majority. */
+export function intentLogQuorum(replicas: number): number {
+  return Math.floor(replicas / 2) + 1;
+}
+
 function checkIntentReplica(replica: number, subject: string): void {
   if (!Number.isInteger(replica) || replica < 0 || replica >= MAX_INTENT_LOG_REPLICAS) {
     throw new SubjectError(subject, `intent log replica ${replica} is outside 0..${MAX_INTENT_LOG_REPLICAS - 1}`);
@@ -201,7 +206,8 @@ export const objectSubjects = {
 
 // ---------------------------------------------------------------------------------------------------------
 // live.<shard>.<kind>.<namespace>.<nameToken> : the same object messages as core NATS, not stored. The watcher sends
-// each one before its JetStream publish, so owners keep seeing changes while K8S_OBJS has no leader (ADR 0084).
+// each change at once, whatever its JetStream publish is doing, so owners keep seeing changes while K8S_OBJS has no
+// leader (ADR 0084).
 
 const LIVE_PREFIX = "live.";
 const OBJECT_PREFIX = "k8s.";
@@ -227,8 +233,7 @@ export const liveObjectSubjects = {
     return `live.${shard}.>`;
   },
   parse(subject: string): ObjectAddress {
-    if (!subject.startsWith(LIVE_PREFIX)) throw new SubjectError(subject, `token 0 must be "live"`);
-    return objectSubjects.parse(OBJECT_PREFIX + subject.slice(LIVE_PREFIX.length));
+    return objectSubjects.parse(liveObjectSubjects.toObjectSubject(subject));
   },
 } as const;
 

@@ -7,7 +7,7 @@ import type { JetStreamManager, Placement } from "@nats-io/jetstream";
 import { Kvm } from "@nats-io/kv";
 import type { KV } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { BUCKETS, DecodeError, FLEET_KEYS, STREAMS, codecs, intentReplicaStream, intentReplicaSubjects } from "#protocol";
+import { BUCKETS, DecodeError, FLEET_KEYS, STREAMS, codecs, intentLogQuorum, intentReplicaStream, intentReplicaSubjects } from "#protocol";
 import type { IntentLogLayout } from "#protocol";
 import { NatsFeatureError, ensureStream } from "./nats.ts";
 import type { DesiredStream } from "./nats.ts";
@@ -170,7 +170,7 @@ export async function provisionIntentLog(topology: Pick<Topology, "jsm" | "membe
       servers.push(undefined);
     }
   }
-  if (placement.length > 0 && unavailable.length > placement.length - (Math.floor(placement.length / 2) + 1)) {
+  if (placement.length > 0 && unavailable.length > placement.length - intentLogQuorum(placement.length)) {
     throw new IntentLogUnavailableError(unavailable);
   }
   const placed = servers.filter((server): server is string => server !== undefined);

@@ -8,7 +8,7 @@
 // of a newer owner makes the older owner's compare-and-set fail: the fence holds as with one stream.
 import { JetStreamApiCodes, JetStreamApiError } from "@nats-io/jetstream";
 import type { JetStreamClient, JetStreamManager } from "@nats-io/jetstream";
-import { DecodeError, STREAMS, codecs, intentSubjects } from "#protocol";
+import { DecodeError, STREAMS, codecs, intentLogQuorum, intentSubjects } from "#protocol";
 import type { Intent, SetAddress } from "#protocol";
 
 /** What a turn and a takeover need of the log, whichever way it is kept. */
@@ -173,7 +173,7 @@ export class QuorumIntentLog implements IntentAppender {
   constructor(replicas: readonly IntentLog[], options: { onReplicaError?: (stream: string, error: unknown) => void } = {}) {
     if (replicas.length < 3 || replicas.length % 2 === 0) throw new RangeError(`a quorum intent log needs an odd number of replicas from 3, got ${replicas.length}`);
     this.replicas = replicas;
-    this.quorum = Math.floor(replicas.length / 2) + 1;
+    this.quorum = intentLogQuorum(replicas.length);
     this.onReplicaError = options.onReplicaError;
   }
 
