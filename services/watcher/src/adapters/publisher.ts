@@ -22,7 +22,8 @@ import { backoffDelayMs } from "../../../common/src/backoff.ts";
 import type { BackoffPolicy } from "../../../common/src/backoff.ts";
 import type { Logger } from "../../../common/src/logger.ts";
 import { messagingAttributes } from "../../../common/src/messaging-trace.ts";
-import type { Op, PublishCommand } from "../domain/ledger.ts";
+import { sameContent } from "../domain/ledger.ts";
+import type { MessageContent, PublishCommand } from "../domain/ledger.ts";
 import { parseObjectKey } from "../domain/objects.ts";
 import type { ObjectKey } from "../domain/objects.ts";
 import type { MirrorState } from "../domain/state.ts";
@@ -66,10 +67,7 @@ export interface LiveObjects {
 }
 
 /** The live copy sent for a subject's current want: its stream publish reuses the version and the bytes. */
-interface LiveCopy {
-  readonly uid: string;
-  readonly rv: string;
-  readonly op: Op;
+interface LiveCopy extends MessageContent {
   readonly version: PublicationVersion;
   readonly payload: Uint8Array;
   /** Stream publishes of it so far: the first goes right after the announcement, later ones resend the live copy. */
@@ -79,13 +77,10 @@ interface LiveCopy {
 /** Live copies kept beyond the subjects still owed a publish before the stale ones are pruned. */
 const LIVE_COPIES_SLACK = 10_000;
 
-/** What identifies a message's content: a subject's want or a command. */
-interface WantIdentity {
+/** A subject's want or a command: the object and the content of its message. */
+interface WantIdentity extends MessageContent {
   readonly key: PublishCommand["key"];
   readonly shard: Shard;
-  readonly op: Op;
-  readonly uid: string;
-  readonly rv: string;
 }
 
 export interface PublisherOptions {
@@ -323,7 +318,7 @@ export class Publisher {
       }
       // The live copy of this very want, if one was announced: same version and bytes, so owners skip the stream's.
       const announced = this.liveCopies.get(command.subject);
-      const copy = announced && announced.uid === command.uid && announced.rv === command.rv && announced.op === command.op ? announced : undefined;
+      const copy = sameContent(announced, command) ? announced : undefined;
       const payload = copy?.payload ?? codecs.objectEnvelope.encode(envelope);
       const version = copy?.version ?? this.clock?.next();
       const h = this.headersFor(command, version, trace.setSpan(parent, span));

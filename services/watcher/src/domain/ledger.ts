@@ -80,8 +80,15 @@ export interface ActivationReport {
   readonly ignored: number;
 }
 
-function sameContent(held: Held | undefined, want: Want): boolean {
-  return held !== undefined && held.op === want.op && held.uid === want.uid && held.rv === want.rv;
+/** What a message of a subject says: the same operation on the same version of the same object. */
+export interface MessageContent {
+  readonly op: Op;
+  readonly uid: string;
+  readonly rv: string;
+}
+
+export function sameContent(a: MessageContent | undefined, b: MessageContent): boolean {
+  return a !== undefined && a.op === b.op && a.uid === b.uid && a.rv === b.rv;
 }
 
 export function msgIdOf(want: Want, republish: number | undefined): string {
@@ -384,8 +391,7 @@ export class Ledger {
             this.clearAnnounced(key, shard);
           }
         } else {
-          const before = this.dirty.get(subject);
-          if (!before || before.op !== want.op || before.uid !== want.uid || before.rv !== want.rv) this.changed.add(subject);
+          if (!sameContent(this.dirty.get(subject), want)) this.changed.add(subject);
           this.dirty.set(subject, want);
           if (!this.inflight.has(subject)) this.queue.add(subject);
         }
