@@ -87,8 +87,21 @@ export function desiredIntentReplicaStreams(placement: readonly string[]): Desir
   }));
 }
 
-function describeLayout(layout: IntentLogLayout): string {
-  return layout.placement.length === 0 ? `one stream ${STREAMS.intents}` : `a quorum of ${layout.placement.length} streams on the servers tagged ${layout.placement.join(", ")}`;
+/** How a layout's placement keeps the log, in words (errors, `stsfleet status`). */
+export function describeIntentLogLayout(placement: readonly string[]): string {
+  return placement.length === 0 ? `one stream ${STREAMS.intents}` : `a majority of ${placement.length} single-replica streams on the servers tagged ${placement.join(", ")}`;
+}
+
+/** The layout the fleet pinned in bucket `members`: undefined when none is, "unreadable" when it does not decode. */
+export async function readIntentLogLayout(members: KV): Promise<IntentLogLayout | "unreadable" | undefined> {
+  const entry = await members.get(FLEET_KEYS.intentLog);
+  if (!entry || entry.operation !== "PUT") return undefined;
+  try {
+    return codecs.intentLogLayout.decode(entry.value);
+  } catch (error) {
+    if (error instanceof DecodeError) return "unreadable";
+    throw error;
+  }
 }
 
 /**
@@ -102,8 +115,8 @@ export class IntentLogLayoutError extends Error {
 
   constructor(pinned: IntentLogLayout | undefined, wanted: IntentLogLayout) {
     super(
-      `the fleet keeps its intent log as ${pinned ? describeLayout(pinned) : "an unreadable layout record"} ` +
-        `(bucket ${BUCKETS.members}, key ${FLEET_KEYS.intentLog}), this actor was started for ${describeLayout(wanted)}. ` +
+      `the fleet keeps its intent log as ${pinned ? describeIntentLogLayout(pinned.placement) : "an unreadable layout record"} ` +
+        `(bucket ${BUCKETS.members}, key ${FLEET_KEYS.intentLog}), this actor was started for ${describeIntentLogLayout(wanted.placement)}. ` +
         "Give every actor the same --intent-log-placement; to change it, stop every actor, delete the key " +
         `(nats kv del ${BUCKETS.members} ${FLEET_KEYS.intentLog}), then start them with the new value`,
     );
@@ -145,15 +158,10 @@ export async function provisionIntentLog(topology: Pick<Topology, "jsm" | "membe
   try {
     await topology.members.create(FLEET_KEYS.intentLog, codecs.intentLogLayout.encode(layout));
   } catch (createError) {
-    const entry = await topology.members.get(FLEET_KEYS.intentLog);
-    if (!entry || entry.operation !== "PUT") throw createError;
-    let pinned: IntentLogLayout | undefined;
-    try {
-      pinned = codecs.intentLogLayout.decode(entry.value);
-    } catch (error) {
-      if (!(error instanceof DecodeError)) throw error;
-    }
-    if (!pinned || JSON.stringify(pinned.placement) !== JSON.stringify(layout.placement)) throw new IntentLogLayoutError(pinned, layout);
+    const pinned = await readIntentLogLayout(topology.members);
+    if (pinned === undefined) throw createError;
+    if (pinned === "unreadable") throw new IntentLogLayoutError(undefined, layout);
+    if (JSON.stringify(pinned.placement) !== JSON.stringify(layout.placement)) throw new IntentLogLayoutError(pinned, layout);
   }
   const servers: (string | undefined)[] = [];
   const unavailable: string[] = [];

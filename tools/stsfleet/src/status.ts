@@ -7,8 +7,9 @@ import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { Kvm } from "@nats-io/kv";
 import type { KvEntry } from "@nats-io/kv";
 import { connect } from "@nats-io/transport-node";
-import { BUCKETS, FLEET_KEYS, SHARD_COUNT, STREAMS, codecs, memberKeys, objectSubjects, shardKeys } from "#protocol";
+import { BUCKETS, SHARD_COUNT, STREAMS, codecs, memberKeys, objectSubjects, shardKeys } from "#protocol";
 import type { IntentLogLayout, MemberRecord, ShardRecord } from "#protocol";
+import { describeIntentLogLayout, readIntentLogLayout } from "../../../services/common/src/topology.ts";
 import { readStreamIndex } from "../../../services/watcher/src/adapters/stream-index.ts";
 import { natsConnectSettings, readStackFile } from "./state.ts";
 import type { NatsConnectSettings } from "./state.ts";
@@ -267,11 +268,7 @@ export function wrap(list: string, width: number): string[] {
 export function formatStatus(status: FleetStatus, nowMs: number): string {
   const alive = status.members.filter((m) => m.state !== "dead").length;
   const intentLog =
-    status.intentLog.layout === "quorum"
-      ? `a majority of ${status.intentLog.placement.length} single-replica streams on the servers tagged ${status.intentLog.placement.join(", ")}`
-      : status.intentLog.layout === "stream"
-        ? `one stream ${STREAMS.intents}`
-        : "not pinned yet";
+    status.intentLog.layout === "unknown" ? "not pinned yet" : describeIntentLogLayout(status.intentLog.placement);
   const lines = [`NATS ${status.nats}: ${alive} live members, ${status.ownedShards}/${SHARD_COUNT} shards owned, ${status.sets} StatefulSets`, `intent log: ${intentLog}`, ""];
   lines.push(
     ...table(
@@ -393,13 +390,8 @@ export async function readStatusInput(
         setsPerShard.set(shard, (setsPerShard.get(shard) ?? 0) + 1);
       }
     }
-    const layout = await members.get(FLEET_KEYS.intentLog).catch(() => null);
-    let intentLog: IntentLogLayout | undefined;
-    try {
-      intentLog = layout?.operation === "PUT" ? codecs.intentLogLayout.decode(layout.value) : undefined;
-    } catch {
-      intentLog = undefined;
-    }
+    const pinned = await readIntentLogLayout(members).catch(() => undefined);
+    const intentLog = pinned === "unreadable" ? undefined : pinned;
     return {
       nats: url,
       nowMs: Date.now(),
