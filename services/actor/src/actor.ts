@@ -15,8 +15,8 @@ import { createActorMetrics } from "./metrics.ts";
 import type { ActorConfig } from "./config.ts";
 import { isMet } from "./domain/expectations.ts";
 import type { Expectation } from "./domain/expectations.ts";
+import { GenerationFloors } from "./domain/generation-floors.ts";
 import { ObjectStore, setKey } from "./domain/object-store.ts";
-import type { SetKey } from "./domain/object-store.ts";
 import { KubeClient, loadKubeConfig } from "../../common/src/kube.ts";
 import { createLogger } from "../../common/src/logger.ts";
 import type { Logger } from "../../common/src/logger.ts";
@@ -143,16 +143,8 @@ export async function startActor(config: ActorConfig, options: { logger?: Logger
       return ownership.incarnation;
     },
   };
-  // The newest set generation a plan in the intent log was made from, learnt when a set's last record is read (a
-  // takeover reads every set's): the first turn waits until the cache has caught up with it (turn.ts).
-  const generationFloors = new Map<SetKey, { uid: string; generation: number }>();
-  const noteLastRecord = (address: SetAddress, intent: Intent) => {
-    if (intent.type !== "intent.plan" || intent.setGeneration === undefined) return;
-    const key = setKey(address.namespace, address.name);
-    const known = generationFloors.get(key);
-    if (known && known.uid === intent.set.uid && known.generation >= intent.setGeneration) return;
-    generationFloors.set(key, { uid: intent.set.uid, generation: intent.setGeneration });
-  };
+  const generationFloors = new GenerationFloors();
+  const noteLastRecord = (address: SetAddress, intent: Intent) => generationFloors.note(setKey(address.namespace, address.name), intent);
   const intents: IntentAppender =
     config.intentLogPlacement.length === 0
       ? new IntentLog(js, topology.jsm, me, undefined, noteLastRecord)
@@ -182,7 +174,7 @@ export async function startActor(config: ActorConfig, options: { logger?: Logger
       void intake.close(shard);
       const dropped = store.dropShard(shard);
       system.forget(dropped);
-      for (const key of dropped) generationFloors.delete(key);
+      generationFloors.forget(dropped);
       intents.forgetShard(shard);
     }
   };
@@ -236,13 +228,7 @@ export async function startActor(config: ActorConfig, options: { logger?: Logger
 
   const runTurn = createTurnRunner({
     store,
-    generationFloors: {
-      take: (key) => {
-        const floor = generationFloors.get(key);
-        generationFloors.delete(key);
-        return floor;
-      },
-    },
+    generationFloors,
     ownership: {
       epochOf: (shard) => ownership.epochOf(shard),
       canAct: (shard, epoch) => ownership.canAct(shard, epoch),

@@ -5,9 +5,10 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { NatsConnection } from "@nats-io/transport-node";
-import type { Intent, ObjectEnvelope, SetAddress } from "#protocol";
+import type { Intent, IntentPlan, ObjectEnvelope, SetAddress } from "#protocol";
 import { createLogger } from "../../../common/src/logger.ts";
 import { isMet } from "../domain/expectations.ts";
+import { GenerationFloors } from "../domain/generation-floors.ts";
 import { ObjectStore } from "../domain/object-store.ts";
 import type { Executor } from "./executor.ts";
 import { FencedError } from "./intents.ts";
@@ -38,21 +39,28 @@ function setAt(generation: number, rv: string, uid = SET_UID): ObjectEnvelope {
   };
 }
 
+/** A plan another owner appended, as a takeover reads it back. */
+const planRecord: IntentPlan = {
+  type: "intent.plan",
+  shard: 3,
+  epoch: 6,
+  member: "actor-1",
+  incarnation: "i1",
+  set: { namespace: "ns", name: "web", uid: SET_UID },
+  turn: 1,
+  actions: [],
+};
+
 function harness(floor: { uid: string; generation: number } | undefined) {
   const store = new ObjectStore();
   store.apply(3, setAt(4, "40"));
-  const floors = new Map(floor ? [["ns/web", floor]] : []);
+  const floors = new GenerationFloors();
+  if (floor) floors.note("ns/web", { ...planRecord, set: { ...planRecord.set, uid: floor.uid }, setGeneration: floor.generation });
   const appended: Intent[] = [];
   const plannedGeneration = () => appended.flatMap((intent) => (intent.type === "intent.plan" ? [intent.setGeneration] : []));
   const runTurn = createTurnRunner({
     store,
-    generationFloors: {
-      take: (key) => {
-        const taken = floors.get(key);
-        floors.delete(key);
-        return taken;
-      },
-    },
+    generationFloors: floors,
     ownership: {
       epochOf: () => 7,
       canAct: () => true,

@@ -11,6 +11,7 @@ import { KubeApiError } from "../../../common/src/kube.ts";
 import type { Logger } from "../../../common/src/logger.ts";
 import { withProducerSpan } from "../../../common/src/messaging-trace.ts";
 import type { Expectation } from "../domain/expectations.ts";
+import type { GenerationFloors } from "../domain/generation-floors.ts";
 import { splitSetKey } from "../domain/object-store.ts";
 import type { ObjectStore, SetKey } from "../domain/object-store.ts";
 import { describeAction, plan } from "../planner/index.ts";
@@ -34,14 +35,10 @@ export interface TurnMetrics {
   statusWrite?(outcome: StatusResult["outcome"] | "error"): void;
 }
 
-/** The newest set generation the intent log shows a plan for, per set, until a turn takes it (see runTurn). */
-export interface GenerationFloors {
-  take(key: SetKey): { readonly uid: string; readonly generation: number } | undefined;
-}
-
 export interface TurnDeps {
   readonly store: ObjectStore;
-  readonly generationFloors?: GenerationFloors;
+  /** The newest set generation the intent log shows a plan for, per set, until a turn takes it (see runTurn). */
+  readonly generationFloors?: Pick<GenerationFloors, "take">;
   readonly ownership: TurnOwnership;
   readonly intents: IntentAppender;
   readonly executor: Executor;
