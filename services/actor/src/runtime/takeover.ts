@@ -17,8 +17,6 @@ export interface TakeoverDeps {
   notify(key: SetKey, reason: string): void;
   /** A takeover that failed without a fence is tried again after this long (default 500 ms). */
   readonly retryDelayMs?: number;
-  /** Told about each failed round before it is retried. */
-  retrying?(shard: number, reason: unknown): void;
 }
 
 export type TakeoverOutcome = "synced" | "fenced" | "not-owned";
@@ -43,8 +41,6 @@ export async function takeOverShard(shard: number, deps: TakeoverDeps): Promise<
       if (results[i]?.status === "fulfilled") appended.add(key);
     });
     if (pending.every((key) => appended.has(key))) break;
-    const first = results.find((r) => r.status === "rejected");
-    deps.retrying?.(shard, first?.status === "rejected" ? first.reason : undefined);
     await sleep(deps.retryDelayMs ?? RETRY_DELAY_MS);
     if (deps.epochOf(shard) !== epoch) return "not-owned";
     // Sets that appeared meanwhile are appended to as well: the shard is not synced yet, so they have had no turn.
