@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, it } from "node:test";
 import { connect } from "@nats-io/transport-node";
-import { FLEET_KEYS, codecs, intentReplicaStream, shardKeys } from "#protocol";
+import { BUCKETS, FLEET_KEYS, codecs, intentReplicaStream, shardKeys } from "#protocol";
 import { useNatsServer } from "../../../test/support/nats.ts";
 import { startNatsCluster } from "../../../tools/lib/nats-server.ts";
 import { createLogger } from "./logger.ts";
@@ -78,8 +78,15 @@ describe("the quorum intent log's streams on a 3-node cluster (ADR 0084)", () =>
       assert.deepEqual(placed.servers, ["n0", "n1", "n2"]);
       assert.deepEqual(placed.unavailable, []);
 
-      // An actor that starts while n2 is down: its replica does not answer, the other two are a majority.
+      // An actor that starts while n2 is down: its replica does not answer, the other two are a majority. The members
+      // bucket (R3) must have its leader first: if n2 led it, its election takes 4-9 s.
       await cluster.stopNode(2);
+      for (let attempt = 0; ; attempt++) {
+        const leader = await topology.jsm.streams.info(`KV_${BUCKETS.members}`).then((info) => info.cluster?.leader, () => undefined);
+        if (leader && leader !== "n2") break;
+        assert.ok(attempt < 60, "the members bucket elected a leader within 15 s");
+        await sleep(250);
+      }
       const degraded = await provisionIntentLog(topology, ["n0", "n1", "n2"]);
       assert.deepEqual(degraded.servers.slice(0, 2), ["n0", "n1"]);
       assert.equal(degraded.unavailable.length, 1);
