@@ -1,13 +1,13 @@
 // Wires the actor service from a parsed config: NATS, Kubernetes, ownership, intake, actors, turns. main.ts is the
 // process entry point; tests call startActor() in-process.
-import { jetstream } from "@nats-io/jetstream";
+import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { extractSpanContext, intentReplicaStream, intentReplicaSubjects } from "#protocol";
 import type { Intent, SetAddress } from "#protocol";
 import { LEASE_PROFILES, ShardOwnership } from "./runtime/ownership.ts";
 import { ActorSystem } from "./runtime/actor-system.ts";
 import { Executor } from "./runtime/executor.ts";
 import { ShardIntake, feedJetStream } from "./runtime/intake.ts";
-import { IntentLog, QuorumIntentLog } from "./runtime/intents.ts";
+import { INTENT_API_TIMEOUT_MS, IntentLog, QuorumIntentLog } from "./runtime/intents.ts";
 import type { IntentAppender } from "./runtime/intents.ts";
 import { takeOverShard } from "./runtime/takeover.ts";
 import { createTurnRunner } from "./runtime/turn.ts";
@@ -145,12 +145,14 @@ export async function startActor(config: ActorConfig, options: { logger?: Logger
   };
   const generationFloors = new GenerationFloors();
   const noteLastRecord = (address: SetAddress, intent: Intent) => generationFloors.note(setKey(address.namespace, address.name), intent);
+  const intentJs = jetstream(nats.connection, { timeout: INTENT_API_TIMEOUT_MS });
+  const intentJsm = await jetstreamManager(nats.connection, { timeout: INTENT_API_TIMEOUT_MS });
   const intents: IntentAppender =
     config.intentLogPlacement.length === 0
-      ? new IntentLog(js, topology.jsm, me, undefined, noteLastRecord)
+      ? new IntentLog(intentJs, intentJsm, me, undefined, noteLastRecord)
       : new QuorumIntentLog(
           config.intentLogPlacement.map(
-            (_, replica) => new IntentLog(js, topology.jsm, me, { stream: intentReplicaStream(replica), subjects: intentReplicaSubjects(replica) }, noteLastRecord),
+            (_, replica) => new IntentLog(intentJs, intentJsm, me, { stream: intentReplicaStream(replica), subjects: intentReplicaSubjects(replica) }, noteLastRecord),
           ),
           { onReplicaError: (stream, error) => metrics.intentReplicaError(stream, error) },
         );

@@ -85,6 +85,14 @@ export class IntentQuorumError extends Error {
 
 const APPEND_ATTEMPTS = 3;
 
+/**
+ * JetStream timeout of the log's appends and reads. An answer takes milliseconds; one that never comes is usually a
+ * request lost with the NATS server the client was connected to (nats.js keeps waiting on it after reconnecting
+ * elsewhere), and every turn of the set waits for it. With the 5 s default one node-loss run of the full suite
+ * stalled 5.3 s from the crash on, the length of that timeout (not reproduced in isolation; inferred).
+ */
+export const INTENT_API_TIMEOUT_MS = 2_000;
+
 /** The log kept by one stream (STS_INTENT, or one replica of a quorum log). */
 export class IntentLog implements IntentAppender {
   private readonly lastSeq = new Map<string, number>();
