@@ -20,6 +20,23 @@ export interface ProcessFigures {
 }
 
 const HARNESS = "harness";
+/** Processes that are not the controller: the simulator stands for the API server, the harness drives the run. */
+const NOT_CONTROLLER: ReadonlySet<string> = new Set([HARNESS, "kube-sim"]);
+
+/** CPU per pod of the controller side: every process but the simulator and the harness (nats-server included). */
+export interface ControllerCpu {
+  readonly msPerPod: number;
+  /** The controller process that spent the most: the bound on throughput once each process has its own cores. */
+  readonly busiest: { readonly name: string; readonly msPerPod: number } | undefined;
+}
+
+export function controllerCpu(processes: readonly ProcessFigures[], pods: number): ControllerCpu {
+  const controller = processes.filter((p) => !NOT_CONTROLLER.has(p.name));
+  const totalSeconds = controller.reduce((sum, p) => sum + p.cpuSeconds, 0);
+  const top = [...controller].sort((a, b) => b.cpuSeconds - a.cpuSeconds)[0];
+  const perPod = (seconds: number) => (pods > 0 ? (seconds * 1000) / pods : 0);
+  return { msPerPod: perPod(totalSeconds), busiest: top ? { name: top.name, msPerPod: perPod(top.cpuSeconds) } : undefined };
+}
 
 async function fetchText(url: string): Promise<string | undefined> {
   try {

@@ -6,8 +6,8 @@ import { ConvergenceTracker, chainLatency, countRequests, takeover } from "./ana
 import type { ChainLatency, RequestCounts } from "./analysis.ts";
 import type { Environment, Mode } from "./environment.ts";
 import { loadAverage } from "./lib/proc.ts";
-import { deltaRecord, processFigures, readCounters, resetPeaks } from "./measure.ts";
-import type { ProcessFigures } from "./measure.ts";
+import { controllerCpu, deltaRecord, processFigures, readCounters, resetPeaks } from "./measure.ts";
+import type { ControllerCpu, ProcessFigures } from "./measure.ts";
 import { nowMicros } from "./sim/probe.ts";
 import { changeTemplates, createNamespace, createSets, setNames } from "./workload.ts";
 import type { PodManagementPolicy } from "./workload.ts";
@@ -39,6 +39,8 @@ export interface RunResult {
   readonly controllerCounts: Readonly<Record<string, number>>;
   readonly nats: { readonly inMsgs: number; readonly outMsgs: number } | undefined;
   readonly processes: readonly ProcessFigures[];
+  /** CPU ms per pod of the controller side (simulator and harness excluded) and of its busiest process. */
+  readonly controllerCpu: ControllerCpu;
   readonly chain: ChainLatency | undefined;
   readonly failover: FailoverFigures | undefined;
   /** Load averages (1/5/15 min) when the run ended. */
@@ -167,6 +169,7 @@ async function measure(ctx: RunContext, spec: MeasureSpec): Promise<RunResult> {
     controllerCounts: deltaRecord(before.controller, after.controller),
     nats: before.nats && after.nats ? { inMsgs: after.nats.inMsgs - before.nats.inMsgs, outMsgs: after.nats.outMsgs - before.nats.outMsgs } : undefined,
     processes,
+    controllerCpu: controllerCpu(processes, pods),
     chain: spec.policy === "OrderedReady" && spec.generation === 1 ? chainLatency(logs.audit, logs.probe, spec.namespace, startUs) : undefined,
     failover: failoverPart
       ? ({

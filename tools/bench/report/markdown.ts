@@ -78,6 +78,21 @@ function ratio(a: RunResult | undefined, b: RunResult | undefined): string {
   return `${(a.wallMs / b.wallMs).toFixed(2)}×`;
 }
 
+/** Controller-side CPU ms per pod (simulator and harness excluded). */
+function cpuPerPod(run: RunResult | undefined): string {
+  return run ? fmt(run.controllerCpu.msPerPod, 1) : "–";
+}
+
+function busiest(run: RunResult): string {
+  const top = run.controllerCpu.busiest;
+  return top ? `${top.name} ${fmt(top.msPerPod, 1)}` : "–";
+}
+
+function cpuRatio(a: RunResult | undefined, b: RunResult | undefined): string {
+  if (!a || !b || b.controllerCpu.msPerPod <= 0) return "–";
+  return `${(a.controllerCpu.msPerPod / b.controllerCpu.msPerPod).toFixed(2)}×`;
+}
+
 export function renderMarkdown(report: BenchReport): string {
   const lines: string[] = [];
   const m = report.machine;
@@ -92,14 +107,17 @@ export function renderMarkdown(report: BenchReport): string {
   const comparison = comparisonRows(report.runs);
   if (comparison.length > 0) {
     lines.push("## Converge, Parallel: wall time (s)", "");
-    lines.push("| sets × replicas | API latency | fleet | workqueue | floor | workqueue ÷ fleet | fleet ÷ floor |");
-    lines.push("| --- | --- | --- | --- | --- | --- | --- |");
+    lines.push(
+      "| sets × replicas | API latency | fleet | workqueue | floor | fleet ÷ workqueue | fleet ÷ floor | controller CPU ms/pod: fleet / workqueue / floor | CPU fleet ÷ workqueue |",
+    );
+    lines.push("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
     for (const row of comparison) {
       const f = row.byMode.get("fleet");
       const w = row.byMode.get("workqueue");
       const fl = row.byMode.get("floor");
       lines.push(
-        `| ${row.sets} × ${row.replicas} | ${row.latencyMs} ms | ${f ? wall(f) : "–"} | ${w ? wall(w) : "–"} | ${fl ? wall(fl) : "–"} | ${ratio(w, f)} | ${ratio(f, fl)} |`,
+        `| ${row.sets} × ${row.replicas} | ${row.latencyMs} ms | ${f ? wall(f) : "–"} | ${w ? wall(w) : "–"} | ${fl ? wall(fl) : "–"} | ${ratio(f, w)} | ${ratio(f, fl)} | ` +
+          `${cpuPerPod(f)} / ${cpuPerPod(w)} / ${cpuPerPod(fl)} | ${cpuRatio(f, w)} |`,
       );
     }
     lines.push("");
@@ -125,14 +143,16 @@ export function renderMarkdown(report: BenchReport): string {
     const reference = scaleOut[0];
     const rows = scale.filter((run) => reference && run.sets === reference.sets && run.latencyMs === reference.latencyMs && run.policy === "Parallel");
     lines.push("## Scale-out (fleet, Parallel converge)", "");
-    lines.push("| actors | sets × replicas | API latency | wall s | pods/s | CPU s per process |");
-    lines.push("| --- | --- | --- | --- | --- | --- |");
+    lines.push("| actors | sets × replicas | API latency | wall s | pods/s | controller CPU ms/pod | busiest process ms/pod | CPU s per process |");
+    lines.push("| --- | --- | --- | --- | --- | --- | --- | --- |");
     for (const run of rows.sort((a, b) => (a.actors ?? 0) - (b.actors ?? 0))) {
       const cpu = run.processes
         .filter((p) => p.name.startsWith("actor-") || p.name === "kube-sim")
         .map((p) => `${p.name} ${fmt(p.cpuSeconds, 1)}`)
         .join(", ");
-      lines.push(`| ${run.actors} | ${run.sets} × ${run.replicas} | ${run.latencyMs} ms | ${wall(run)} | ${fmt(run.podsPerSecond, 0)} | ${cpu} |`);
+      lines.push(
+        `| ${run.actors} | ${run.sets} × ${run.replicas} | ${run.latencyMs} ms | ${wall(run)} | ${fmt(run.podsPerSecond, 0)} | ${cpuPerPod(run)} | ${busiest(run)} | ${cpu} |`,
+      );
     }
     lines.push("");
   }
@@ -152,11 +172,11 @@ export function renderMarkdown(report: BenchReport): string {
   }
   lines.push("## Every run", "");
   lines.push(
-    "Requests per pod: mutating requests of the controller side for the run's namespace from the audit log (create/update/patch/delete, Events included; `events` = Event writes alone), reads (`get`+`list` counted by the controllers' own clients, watches excluded). NATS: messages into/out of nats-server per pod. CPU: seconds during the run; RSS: peak during the run.",
+    "Requests per pod: mutating requests of the controller side for the run's namespace from the audit log (create/update/patch/delete, Events included; `events` = Event writes alone), reads (`get`+`list` counted by the controllers' own clients, watches excluded). NATS: messages into/out of nats-server per pod. CPU: seconds during the run; controller CPU: every process but the simulator and the harness (nats-server included), per pod; busiest: the controller process that spent the most, per pod (the bound on throughput once each process has cores of its own); RSS: peak during the run.",
     "",
   );
-  lines.push("| run | mode | latency | sets × R, policy | wall s | pods/s | writes/pod (c/u/p/d) | events/pod | reads/pod | NATS in/out per pod | CPU s (top 3) | CPU s total | peak RSS MiB (largest) | load 1m | controller counters |");
-  lines.push("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+  lines.push("| run | mode | latency | sets × R, policy | wall s | pods/s | writes/pod (c/u/p/d) | events/pod | reads/pod | NATS in/out per pod | CPU s (top 3) | CPU s total | controller CPU ms/pod | busiest process ms/pod | peak RSS MiB (largest) | load 1m | controller counters |");
+  lines.push("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
   for (const run of report.runs) {
     const v = run.requests.byVerb;
     const reads = (run.clientRequests["get"] ?? 0) + (run.clientRequests["list"] ?? 0);
@@ -166,7 +186,7 @@ export function renderMarkdown(report: BenchReport): string {
       `| ${run.id} | ${modeLabel(run)} | ${run.latencyMs} ms | ${run.sets} × ${run.replicas}, ${run.policy} | ${wall(run)} | ${fmt(run.podsPerSecond, 0)} | ` +
         `${perPod(run.requests.total, run.pods)} (${perPod(v["create"], run.pods)}/${perPod(v["update"], run.pods)}/${perPod(v["patch"], run.pods)}/${perPod(v["delete"], run.pods)}) | ` +
         `${perPod(run.requests.byResource["events"], run.pods)} | ${perPod(reads, run.pods)} | ` +
-        `${run.nats ? `${perPod(run.nats.inMsgs, run.pods)} / ${perPod(run.nats.outMsgs, run.pods)}` : "–"} | ${topProcesses(run)} | ${fmt(cpuTotal, 1)} | ` +
+        `${run.nats ? `${perPod(run.nats.inMsgs, run.pods)} / ${perPod(run.nats.outMsgs, run.pods)}` : "–"} | ${topProcesses(run)} | ${fmt(cpuTotal, 1)} | ${cpuPerPod(run)} | ${busiest(run)} | ` +
         `${biggest ? `${biggest.name} ${fmt(biggest.peakRssMiB, 0)}` : "–"} | ${fmt(run.loadAverage[0], 1)} | ${counters(run)} |`,
     );
   }

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { controllerCpu } from "../measure.ts";
 import type { RunResult } from "../runs.ts";
 import { comparisonRows, renderConvergeChart, renderMarkdown } from "./markdown.ts";
 import type { BenchReport } from "./markdown.ts";
@@ -24,6 +25,7 @@ function run(partial: Partial<RunResult> & Pick<RunResult, "id" | "mode" | "sets
     controllerCounts: {},
     nats: partial.mode === "fleet" ? { inMsgs: 90, outMsgs: 120 } : undefined,
     processes: [{ name: "kube-sim", cpuSeconds: 1.5, peakRssMiB: 200 }],
+    controllerCpu: { msPerPod: partial.mode === "fleet" ? 12 : 8, busiest: { name: partial.mode === "fleet" ? "actor-0" : partial.mode, msPerPod: 6 } },
     chain: undefined,
     failover: undefined,
     loadAverage: [1, 2, 3],
@@ -63,12 +65,25 @@ describe("report", () => {
 
   it("renders the tables with ratios, per-pod figures and the machine", () => {
     const markdown = renderMarkdown(report(runs));
-    assert.match(markdown, /\| 10 × 3 \| 10 ms \| 1\.00 \| 5\.00 \| 0\.80 \| 5\.00× \| 1\.25× \|/);
+    assert.match(markdown, /\| 10 × 3 \| 10 ms \| 1\.00 \| 5\.00 \| 0\.80 \| 0\.20× \| 1\.25× \| 12\.0 \/ 8\.0 \/ 8\.0 \| 1\.50× \|/);
+    assert.match(markdown, /\| 12\.0 \| actor-0 6\.0 \|/, "every run shows controller CPU per pod and the busiest process");
     assert.match(markdown, /\| 40 × 3 \| 10 ms \| > 2 \(30\/40 sets\) \|/);
     assert.match(markdown, /chain latency/);
     assert.match(markdown, /\| fleet \(1 actor\) \| 10 ms \| 5 × 3 \| 10 \| 4\.0 \| 9\.0 \| 10\.0 \| 0 \| 1\.5 \/ 3\.0 \| 2\.5 \/ 6\.0 \|/);
     assert.match(markdown, /2 cores \(cpu\)/);
     assert.match(markdown, /\| 1\.00 \(0\.67\/0\.33\/0\.00\/0\.00\) \| 0\.20 \|/);
+  });
+
+  it("counts controller CPU without the simulator and the harness, and names the busiest process", () => {
+    const figures = [
+      { name: "kube-sim", cpuSeconds: 9, peakRssMiB: 1 },
+      { name: "harness", cpuSeconds: 3, peakRssMiB: 1 },
+      { name: "nats", cpuSeconds: 1, peakRssMiB: 1 },
+      { name: "actor-0", cpuSeconds: 2, peakRssMiB: 1 },
+      { name: "watcher", cpuSeconds: 0.5, peakRssMiB: 1 },
+    ];
+    assert.deepEqual(controllerCpu(figures, 100), { msPerPod: 35, busiest: { name: "actor-0", msPerPod: 20 } });
+    assert.deepEqual(controllerCpu([], 0), { msPerPod: 0, busiest: undefined });
   });
 
   it("charts converged runs only, one panel per latency, as SVG", () => {
