@@ -8,6 +8,7 @@ import { assertNever } from "#protocol";
 import type { CommonConfig } from "./config.ts";
 import type { Logger } from "./logger.ts";
 import type { CommonMetrics } from "./metrics.ts";
+import { coalesceWrites } from "./nats-writes.ts";
 
 export interface NatsOptions {
   readonly url: string;
@@ -69,12 +70,16 @@ export async function connectNats(options: NatsOptions, logger: Logger, metrics?
     pingInterval: options.pingIntervalMs ?? 5_000,
     maxPingOut: 2,
     waitOnFirstConnect: true,
+    // No Error (with a captured stack) built up front for every request and its timer (ADR 0085): a request that
+    // fails still rejects with nats.js's typed errors, only without the caller's async stack.
+    noAsyncTraces: true,
     ...(options.user ? { user: options.user, pass: options.pass } : {}),
     ...(options.tls ? { tls: tlsOption(options.tls) } : {}),
     ...(inboxPrefix !== undefined ? { inboxPrefix } : {}),
   });
   let connected = true;
   const log = logger.child({ component: "nats" });
+  if (!coalesceWrites(connection)) log.warn("this nats.js version's internals differ: writes are not coalesced (slower, still correct)");
   log.info({ server: connection.getServer(), user: options.user, tls: options.tls !== undefined }, "connected to NATS");
   void (async () => {
     for await (const status of connection.status()) {
