@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
-import { desiredAssignment } from "./assignment.ts";
+import { DesiredAssignmentCache, desiredAssignment } from "./assignment.ts";
 
 function loads(assignment: Map<number, string>): Map<string, number> {
   const result = new Map<string, number>();
@@ -51,5 +51,16 @@ describe("desiredAssignment (rendezvous hashing with a load cap)", () => {
   it("is empty without members and gives everything to a single member", () => {
     assert.equal(desiredAssignment([]).size, 0);
     assert.deepEqual([...loads(desiredAssignment(["solo"]))], [["solo", 256]]);
+  });
+
+  it("the cache answers what desiredAssignment answers, recomputing only when the member set changes", () => {
+    const cache = new DesiredAssignmentCache();
+    const first = cache.of(["b", "a"]);
+    assert.deepEqual([...first], [...desiredAssignment(["a", "b"])]);
+    assert.equal(cache.of(["a", "b", "a"]), first, "same members in another order and with repeats: the same map");
+    const grown = cache.of(["a", "b", "c"]);
+    assert.notEqual(grown, first);
+    assert.deepEqual([...grown], [...desiredAssignment(["c", "b", "a"])]);
+    assert.equal(cache.of([]).size, 0);
   });
 });

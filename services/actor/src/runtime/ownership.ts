@@ -19,7 +19,7 @@ import { ALL_SHARDS, codecs, memberKeys, probeSubjects, shardKeys } from "#proto
 import type { MemberRecord, ShardRecord } from "#protocol";
 import type { Logger } from "../../../common/src/logger.ts";
 import { VERSION } from "../../../common/src/version.ts";
-import { desiredAssignment } from "../domain/assignment.ts";
+import { DesiredAssignmentCache } from "../domain/assignment.ts";
 import { LivenessObserver } from "../domain/liveness.ts";
 
 /** How soon a failed renew is tried again (at most a retry period). */
@@ -152,6 +152,7 @@ export class ShardOwnership {
   private watchStops: (() => void)[] = [];
   private reconciling = false;
   private reconcileAgain = false;
+  private readonly desiredAssignment = new DesiredAssignmentCache();
 
   constructor(options: OwnershipOptions) {
     this.options = options;
@@ -574,7 +575,7 @@ export class ShardOwnership {
       setTimeout(() => this.scheduleReconcile(), this.timings.stableAfterMs + 10).unref();
     }
     const stable = now - this.aliveSinceMs >= this.timings.stableAfterMs;
-    const desired = desiredAssignment(alive.filter((m) => !(this.leaving && m === this.options.name)));
+    const desired = this.desiredAssignment.of(alive.filter((m) => !(this.leaving && m === this.options.name)));
 
     const responsive = new Set(alive.filter((member) => this.responsive(member, now)));
     const claims: { shard: number; view: ShardView | undefined }[] = [];
