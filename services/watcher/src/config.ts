@@ -59,7 +59,15 @@ export function watcherCommand(): Command {
       int("--tombstone-purge-interval-ms <ms>", "how often old tombstones are looked for", "TOMBSTONE_PURGE_INTERVAL_MS", 60_000),
     )
     .addOption(int("--publish-concurrency <n>", "publishes awaiting a JetStream ack at once", "PUBLISH_CONCURRENCY", 64))
-    .addOption(int("--publish-timeout-ms <ms>", "how long to wait for a JetStream ack", "PUBLISH_TIMEOUT_MS", 5_000));
+    .addOption(int("--publish-timeout-ms <ms>", "how long to wait for a JetStream ack", "PUBLISH_TIMEOUT_MS", 5_000))
+    .addOption(
+      int(
+        "--live-copy-delay-ms <ms>",
+        "send an object's live copy only if the stream has not acked it within this long (0: always, at once)",
+        "LIVE_COPY_DELAY_MS",
+        50,
+      ),
+    );
 }
 
 const positive = z.number().int().positive();
@@ -84,6 +92,7 @@ export const WatcherConfigSchema = CommonConfigSchema.extend({
   tombstonePurgeIntervalMs: positive,
   publishConcurrency: positive.max(10_000),
   publishTimeoutMs: positive,
+  liveCopyDelayMs: z.number().int().nonnegative().max(60_000),
 })
   .refine((c) => c.leaseRenewDeadlineMs < c.leaseDurationMs, {
     path: ["leaseRenewDeadlineMs"],

@@ -21,6 +21,7 @@ export interface WatcherMetrics {
   readonly publishConflicts: Counter;
   readonly liveSent: Counter;
   readonly liveErrors: Counter;
+  readonly liveSkipped: Counter;
   readonly pendingPublishes: Gauge;
   readonly tombstonesPurged: Counter;
   readonly objects: Gauge<"kind">;
@@ -107,7 +108,12 @@ export function createWatcherMetrics(registry: Registry): WatcherMetrics {
     }),
     liveSent: new Counter({
       name: "stsfleet_watcher_live_messages_total",
-      help: "Object messages also sent on their live.<shard>.> core subject, one per publish attempt (ADR 0084).",
+      help: "Object messages also sent on their live.<shard>.> core subject: wants the stream did not ack within --live-copy-delay-ms, and retried publishes (ADR 0084, 0085).",
+      registers,
+    }),
+    liveSkipped: new Counter({
+      name: "stsfleet_watcher_live_skipped_total",
+      help: "Live copies not sent because the stream acked the same want within --live-copy-delay-ms (ADR 0085).",
       registers,
     }),
     liveErrors: new Counter({

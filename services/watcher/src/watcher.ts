@@ -181,6 +181,7 @@ export async function startWatcher(config: Readonly<WatcherConfig>, deps: Watche
       stream: STREAMS.objects,
       concurrency: config.publishConcurrency,
       timeoutMs: config.publishTimeoutMs,
+      liveCopyDelayMs: config.liveCopyDelayMs,
       // A failed publish round waits on NATS, not on the API server the list/watch backoff protects: a round costs
       // at most `concurrency` publishes, and a stream leader comes back within a Raft election (4-9 s), so retry at
       // least every second. With the 30 s default, publishing resumed up to 8 s after a node crash's election.

@@ -49,7 +49,11 @@ function flakyStream() {
 }
 
 /** A synced, active (empty) mirror, and a publisher over `stream` with the given backoff. */
-function publisherOver(stream: ReturnType<typeof flakyStream>, backoff: { initialDelayMs: number; maxDelayMs: number }, options: { live?: boolean } = {}) {
+function publisherOver(
+  stream: ReturnType<typeof flakyStream>,
+  backoff: { initialDelayMs: number; maxDelayMs: number },
+  options: { live?: boolean; liveCopyDelayMs?: number } = {},
+) {
   const state = new MirrorState();
   for (const kind of WATCHED_KINDS) state.markSynced(kind);
   state.ledger.activate([]);
@@ -61,7 +65,7 @@ function publisherOver(stream: ReturnType<typeof flakyStream>, backoff: { initia
     logger: createLogger({ service: "watcher", instance: "test", level: "silent", format: "json" }),
     tracer: trace.getTracer("test"),
     contexts: new EventContexts(),
-    options: { stream: "K8S_OBJS", concurrency: 16, timeoutMs: 1_000, backoff, tombstoneTtlMs: 60_000 },
+    options: { stream: "K8S_OBJS", concurrency: 16, timeoutMs: 1_000, backoff, tombstoneTtlMs: 60_000, liveCopyDelayMs: options.liveCopyDelayMs ?? 0 },
     random: () => 1,
     ...(options.live ? { live: stream.live } : {}),
   });
@@ -122,6 +126,62 @@ describe("Publisher", () => {
     publisher.kick();
     assert.ok(await publisher.drain(5_000));
     assert.deepEqual(stream.journal.map((line) => line.replace(/ \S+ /, " _ ")), ["stream _ -"]);
+    publisher.close();
+  });
+
+  it("with a live-copy delay, sends no live copy of a want the stream acked in time, and sends it when the stream is slow or failing", async () => {
+    const stream = flakyStream();
+    stream.healthy = true;
+    // The fake stream answers in 5 ms: well inside a 200 ms delay.
+    const { state, publisher } = publisherOver(stream, { initialDelayMs: 50, maxDelayMs: 50 }, { live: true, liveCopyDelayMs: 200 });
+    publisher.setPublicationClock(new PublicationClock(3));
+    state.upsert(set("web"));
+    publisher.kick();
+    assert.ok(await publisher.drain(5_000));
+    await sleep(300);
+    const subject = stream.journal[0]?.split(" ")[1] ?? "";
+    const live = liveObjectSubjects.fromObjectSubject(subject);
+    assert.deepEqual(stream.journal, [`stream ${subject} 3.0`], "acked within the delay: carried once, by the stream");
+
+    // A stream that fails: the pump pauses and the held copy goes out at once, not after the delay.
+    stream.healthy = false;
+    stream.journal.length = 0;
+    state.upsert(set("web", { rv: "2" }));
+    const changedAtMs = performance.now();
+    publisher.kick();
+    while (!stream.journal.includes(`live ${live} 3.1`)) await sleep(1);
+    assert.ok(performance.now() - changedAtMs < 150, "sent when the publish failed, before the 200 ms delay");
+    // While paused, a newer want's copy is not held either.
+    state.upsert(set("web", { rv: "3" }));
+    publisher.kick();
+    assert.ok(stream.journal.includes(`live ${live} 3.2`), `journal: ${stream.journal.join(", ")}`);
+    stream.healthy = true;
+    assert.ok(await publisher.drain(5_000));
+    assert.equal(stream.journal.filter((line) => line === `live ${live} 3.2`).length, 1, "a copy already sent is not sent again after the ack");
+    publisher.close();
+  });
+
+  it("with a live-copy delay, sends the live copy of a want whose stream publish has not been acked when the delay ends", async () => {
+    const stream = flakyStream();
+    stream.healthy = true;
+    let release: (() => void) | undefined;
+    const slow = stream.js.publish;
+    // A stream that takes its time (a leader election): acks come only when released.
+    (stream.js as { publish: typeof slow }).publish = async (...args: Parameters<typeof slow>) => {
+      await new Promise<void>((resolve) => (release = resolve));
+      return slow(...args);
+    };
+    const { state, publisher } = publisherOver(stream, { initialDelayMs: 50, maxDelayMs: 50 }, { live: true, liveCopyDelayMs: 30 });
+    publisher.setPublicationClock(new PublicationClock(9));
+    state.upsert(set("web"));
+    const startedAtMs = performance.now();
+    publisher.kick();
+    while (!stream.journal.some((line) => line.startsWith("live "))) await sleep(1);
+    const waitedMs = performance.now() - startedAtMs;
+    assert.ok(waitedMs >= 25, `held for the delay (${Math.round(waitedMs)} ms)`);
+    release?.();
+    assert.ok(await publisher.drain(5_000));
+    assert.deepEqual(stream.journal.map((line) => line.split(" ")[0] + " " + line.split(" ")[2]), ["live 9.0", "stream 9.0"]);
     publisher.close();
   });
 });

@@ -4,12 +4,14 @@
 // again; any other failure pauses the whole pump with backoff (NATS is down for everyone, not for one subject).
 // Also purges old tombstones, by subject and only up to the tombstone's own sequence.
 //
-// Live copies (ADR 0084): every new want of a subject is sent at once, stamped with the next publication version
-// (header Sts-Pub), as a core NATS message on the object's live subject (live.<shard>.…), whether or not a publish of
-// that subject is in flight or the pump is paused. Owners subscribe to their shards' live subjects, so they keep seeing
+// Live copies (ADR 0084): every new want of a subject is stamped with the next publication version (header Sts-Pub)
+// and sent as a core NATS message on the object's live subject (live.<shard>.…) unless the stream acknowledged the
+// same want within `liveCopyDelayMs` (ADR 0085): owners subscribe to their shards' live subjects, so they keep seeing
 // changes while K8S_OBJS has no leader (a crashed NATS node costs it a 4-9 s Raft election, and publishes to it then
-// time out). The stream publish of the same want carries the same version and bytes, so an owner that already has
-// the live copy skips it without decoding; each attempt sends the live copy again for owners that missed it.
+// time out), while a healthy stream, which acks in milliseconds, carries each change once instead of twice. While
+// the pump is paused after a failure, and for live-only tombstones, copies go out at once. The stream publish of the
+// same want carries the same version and bytes, so an owner that already has the live copy skips it without
+// decoding; each retried attempt sends the live copy again for owners that missed it.
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import type { Context, Tracer } from "@opentelemetry/api";
 import { JetStreamApiError } from "@nats-io/jetstream";
@@ -91,6 +93,18 @@ export interface PublisherOptions {
   readonly tombstoneTtlMs: number;
   /** Purges at most this many subjects per round. */
   readonly purgeBatch?: number;
+  /**
+   * A new want's live copy waits this long for the stream to ack the same want, and is not sent if it does (ADR
+   * 0085); 0 sends every copy at once.
+   */
+  readonly liveCopyDelayMs?: number;
+}
+
+/** A live copy waiting for its stream ack (see liveCopyDelayMs). */
+interface HeldLiveCopy {
+  readonly copy: LiveCopy;
+  readonly want: WantIdentity & { readonly subject: string };
+  readonly dueAtMs: number;
 }
 
 export class Publisher {
@@ -107,6 +121,9 @@ export class Publisher {
   private readonly live: LiveObjects | undefined;
   private clock: PublicationClock | undefined;
   private readonly liveCopies = new Map<string, LiveCopy>();
+  /** Live copies not sent yet, by object subject, oldest first (Map order: a subject's newer want re-inserts it). */
+  private readonly heldLive = new Map<string, HeldLiveCopy>();
+  private heldLiveTimer: NodeJS.Timeout | undefined;
   private inflight = 0;
   private failures = 0;
   private pausedUntil: NodeJS.Timeout | undefined;
@@ -152,6 +169,7 @@ export class Publisher {
   setPublicationClock(clock: PublicationClock | undefined): void {
     this.clock = clock;
     this.liveCopies.clear();
+    this.heldLive.clear();
   }
 
   /** Starts as many publishes as the ledger has ready, up to the concurrency limit. Cheap; call after any change. */
@@ -187,6 +205,9 @@ export class Publisher {
     this.closed = true;
     clearTimeout(this.pausedUntil);
     this.pausedUntil = undefined;
+    clearTimeout(this.heldLiveTimer);
+    this.heldLiveTimer = undefined;
+    this.heldLive.clear();
   }
 
   /** One purge round: tombstones older than the TTL, each purged by subject up to its own sequence. */
@@ -230,6 +251,8 @@ export class Publisher {
     // that is one failed round, not one per publish. Counting each would push the delay towards the maximum
     // within a single outage (a chaos test saw a 15 s publishing stall after a 0.25 s stream leader change).
     if (this.pausedUntil !== undefined) return;
+    // The stream is failing: owners get every change live from now on, the held ones included.
+    this.sendHeldLive(Number.POSITIVE_INFINITY);
     const delayMs = backoffDelayMs(this.options.backoff, this.failures++, this.random);
     clearTimeout(this.pausedUntil);
     this.pausedUntil = setTimeout(() => {
@@ -238,32 +261,76 @@ export class Publisher {
     }, delayMs);
   }
 
-  /** Sends a live copy of every want that appeared or changed, at once (see the top of this file). */
+  /**
+   * Gives every want that appeared or changed a live copy: sent at once while the pump is paused (and for live-only
+   * tombstones), otherwise held for liveCopyDelayMs in case the stream acks it first (see the top of this file).
+   */
   private announce(): void {
     const changed = this.state.ledger.takeChanged();
     const clock = this.clock;
     if (clock === undefined || this.live === undefined) return;
+    const delayMs = this.options.liveCopyDelayMs ?? 0;
+    const nowMs = performance.now();
     for (const want of changed) {
       const envelope = this.envelope(want);
       if (!envelope) continue;
       const copy: LiveCopy = { uid: want.uid, rv: want.rv, op: want.op, version: clock.next(), payload: codecs.objectEnvelope.encode(envelope), attempts: 0 };
       // A live-only tombstone has no stream publish to share its version with.
       if (want.liveOnly !== true) this.liveCopies.set(want.subject, copy);
-      const live = liveObjectSubjects.fromObjectSubject(want.subject);
-      const parent = this.contexts.get(want.key, want.rv) ?? ROOT_CONTEXT;
-      const span = this.tracer.startSpan(
-        `send ${liveObjectSubjects.template}`,
-        { kind: SpanKind.PRODUCER, attributes: messagingAttributes("send", { template: liveObjectSubjects.template, subject: live, shard: want.shard }) },
-        parent,
-      );
-      this.sendLive(want.subject, copy.payload, this.headersFor(want, copy.version, trace.setSpan(parent, span)));
-      span.end();
+      if (delayMs > 0 && want.liveOnly !== true && this.pausedUntil === undefined) {
+        this.heldLive.delete(want.subject);
+        this.heldLive.set(want.subject, { copy, want, dueAtMs: nowMs + delayMs });
+        continue;
+      }
+      this.heldLive.delete(want.subject);
+      this.announceLive(want, copy);
     }
+    this.scheduleHeldLive();
     // A subject that became clean without a publish of its last want (rare: its content went back to what the stream
     // holds) would keep its copy; prune those once there are many.
     if (this.liveCopies.size > this.state.ledger.pending + LIVE_COPIES_SLACK) {
       for (const subject of this.liveCopies.keys()) if (!this.state.ledger.isDirty(subject)) this.liveCopies.delete(subject);
     }
+  }
+
+  /** Sends one want's live copy in its own PRODUCER span. */
+  private announceLive(want: WantIdentity & { readonly subject: string }, copy: LiveCopy): void {
+    const live = liveObjectSubjects.fromObjectSubject(want.subject);
+    const parent = this.contexts.get(want.key, want.rv) ?? ROOT_CONTEXT;
+    const span = this.tracer.startSpan(
+      `send ${liveObjectSubjects.template}`,
+      { kind: SpanKind.PRODUCER, attributes: messagingAttributes("send", { template: liveObjectSubjects.template, subject: live, shard: want.shard }) },
+      parent,
+    );
+    this.sendLive(want.subject, copy.payload, this.headersFor(want, copy.version, trace.setSpan(parent, span)));
+    span.end();
+  }
+
+  /** Sends the held live copies due by `untilMs` (all of them with Infinity). */
+  private sendHeldLive(untilMs: number): void {
+    for (const [subject, held] of this.heldLive) {
+      if (held.dueAtMs > untilMs) break;
+      this.heldLive.delete(subject);
+      this.announceLive(held.want, held.copy);
+    }
+  }
+
+  private scheduleHeldLive(): void {
+    if (this.heldLiveTimer !== undefined || this.closed) return;
+    const first = this.heldLive.values().next();
+    if (first.done === true) return;
+    this.heldLiveTimer = setTimeout(() => {
+      this.heldLiveTimer = undefined;
+      this.sendHeldLive(performance.now());
+      this.scheduleHeldLive();
+    }, Math.max(0, first.value.dueAtMs - performance.now()));
+  }
+
+  /** The stream took this want: its held live copy, if any, is not needed. */
+  private settleHeldLive(subject: string, copy: LiveCopy | undefined): void {
+    if (copy === undefined || this.heldLive.get(subject)?.copy !== copy) return;
+    this.heldLive.delete(subject);
+    this.metrics.liveSkipped.inc();
   }
 
   private headersFor(want: WantIdentity, version: PublicationVersion | undefined, context: Context): MsgHdrs {
@@ -323,7 +390,10 @@ export class Publisher {
       const version = copy?.version ?? this.clock?.next();
       const h = this.headersFor(command, version, trace.setSpan(parent, span));
       // Sent again for a retry (an owner may have missed it while reconnecting), not right after its announcement.
-      if (version !== undefined && (copy === undefined || copy.attempts > 0)) this.sendLive(command.subject, payload, h);
+      if (version !== undefined && (copy === undefined || copy.attempts > 0)) {
+        if (copy !== undefined && this.heldLive.get(command.subject)?.copy === copy) this.heldLive.delete(command.subject);
+        this.sendLive(command.subject, payload, h);
+      }
       if (copy !== undefined) copy.attempts++;
       const ack = await this.js.publish(command.subject, payload, {
         msgID: command.msgId,
@@ -333,6 +403,7 @@ export class Publisher {
       });
       const result = ledger.acked(command, { seq: ack.seq, duplicate: ack.duplicate, atMs: this.wallNow() });
       this.failures = 0;
+      this.settleHeldLive(command.subject, copy);
       if (copy !== undefined && this.liveCopies.get(command.subject) === copy) this.liveCopies.delete(command.subject);
       if (result === "stored" && !ack.duplicate) {
         if (command.op === "PUT") this.metrics.publishedObjects.inc({ kind });
