@@ -14,7 +14,7 @@ export function pvcProvisionerCommand(): Command {
     ),
   )
     .addOption(
-      new Option("--concurrency <n>", "commands processed at the same time").env("PVC_CONCURRENCY").argParser(integerOption).default(4),
+      new Option("--concurrency <n>", "commands processed at the same time").env("PVC_CONCURRENCY").argParser(integerOption).default(32),
     )
     .addOption(
       new Option("--ack-wait-ms <ms>", "how long a delivered command may stay unacknowledged before it is redelivered")
@@ -71,7 +71,7 @@ export const PvcProvisionerConfigSchema = z.intersection(
 export type PvcProvisionerConfig = z.infer<typeof PvcProvisionerConfigSchema>;
 
 export const DEFAULT_PVC_SETTINGS: PvcProvisionerSettings = {
-  concurrency: 4,
+  concurrency: 32,
   ackWaitMs: 30_000,
   maxDeliver: 5,
   redeliveryBackoffMs: [],
