@@ -165,11 +165,12 @@ describe("Publisher", () => {
     const stream = flakyStream();
     stream.healthy = true;
     let release: (() => void) | undefined;
-    const slow = stream.js.publish;
+    const js = stream.js as unknown as { publish: (...args: unknown[]) => Promise<unknown> };
+    const answer = js.publish.bind(js);
     // A stream that takes its time (a leader election): acks come only when released.
-    (stream.js as { publish: typeof slow }).publish = async (...args: Parameters<typeof slow>) => {
+    js.publish = async (...args: unknown[]) => {
       await new Promise<void>((resolve) => (release = resolve));
-      return slow(...args);
+      return answer(...args);
     };
     const { state, publisher } = publisherOver(stream, { initialDelayMs: 50, maxDelayMs: 50 }, { live: true, liveCopyDelayMs: 30 });
     publisher.setPublicationClock(new PublicationClock(9));
