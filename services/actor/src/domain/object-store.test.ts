@@ -143,3 +143,47 @@ describe("claimOwners", () => {
     );
   });
 });
+
+describe("ObjectStore snapshot claims", () => {
+  it("are the claims named <template>-<set>-<ordinal>, after puts, deletes and a dropped shard (property)", () => {
+    const part = fc.constantFrom("a", "web", "data", "a-b", "0", "1", "x");
+    const name = fc.array(part, { minLength: 1, maxLength: 3 }).map((parts) => parts.join("-"));
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(name, fc.array(name, { maxLength: 2 })), { minLength: 1, maxLength: 4 }),
+        fc.array(fc.tuple(name, fc.constantFrom("put", "delete"), fc.integer({ min: 1, max: 3 })), { maxLength: 20 }),
+        fc.option(fc.integer({ min: 1, max: 3 })),
+        (setSpecs, claimOps, droppedShard) => {
+          const store = new ObjectStore();
+          // Sets on shard 0, which is never dropped; claims on shards 1-3.
+          for (const [setName, templates] of setSpecs) {
+            store.apply(0, put("StatefulSet", setName, { spec: { volumeClaimTemplates: templates.map((t) => ({ metadata: { name: t } })) } }, `set-${setName}`));
+          }
+          const held = new Map<string, number>();
+          for (const [claim, op, shard] of claimOps) {
+            if (op === "put") {
+              store.apply(shard, put("PersistentVolumeClaim", claim, {}, `claim-${claim}`));
+              held.set(claim, shard);
+            } else {
+              store.apply(shard, { type: "object.delete", kind: "PersistentVolumeClaim", namespace: "ns", name: claim, uid: `claim-${claim}`, resourceVersion: "0" });
+              if (held.get(claim) === shard) held.delete(claim);
+            }
+          }
+          if (droppedShard !== null) {
+            store.dropShard(droppedShard);
+            for (const [claim, shard] of held) if (shard === droppedShard) held.delete(claim);
+          }
+          for (const [setName, templates] of new Map(setSpecs)) {
+            const expected = [...held.keys()].filter((claim) =>
+              templates.some((t) => claim.startsWith(`${t}-`) && isMemberOf(setName, claim.slice(t.length + 1))),
+            );
+            const got = store.snapshot(`ns/${setName}`)?.claims.map((c) => c.metadata?.name ?? "") ?? [];
+            assert.deepEqual([...got].sort(), expected.sort(), `set ${setName}`);
+          }
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+});
+

@@ -34,6 +34,32 @@ interface NamespaceObjects {
   /** Pod and revision names by the name of their controlling StatefulSet ("" for orphans). */
   readonly podsByController: Map<string, Set<string>>;
   readonly revisionsByController: Map<string, Set<string>>;
+  /** Claim names by their name without the trailing `-<ordinal>` (`<template>-<set>`): see claimStem. */
+  readonly claimsByStem: Map<string, Set<string>>;
+}
+
+/**
+ * `<template>-<set>` of a claim `<template>-<set>-<ordinal>`, "" when the name does not end in an ordinal. The claims
+ * a set's pods use are exactly those (upstream's getPersistentVolumeClaims names them per template and ordinal); a
+ * snapshot looks them up per template instead of testing every claim of the namespace, which cost O(claims) per turn
+ * (4.5% of an actor's CPU converging 1000 sets in one namespace, ADR 0085).
+ */
+export function claimStem(claim: string): string {
+  const { parent, ordinal } = parseParentAndOrdinal(claim);
+  return ordinal < 0 ? "" : parent;
+}
+
+function indexClaim(entry: NamespaceObjects, name: string, add: boolean): void {
+  const stem = claimStem(name);
+  if (stem === "") return;
+  let names = entry.claimsByStem.get(stem);
+  if (add) {
+    if (!names) entry.claimsByStem.set(stem, (names = new Set()));
+    names.add(name);
+    return;
+  }
+  names?.delete(name);
+  if (names?.size === 0) entry.claimsByStem.delete(stem);
 }
 
 /** The StatefulSet controlling an object, "" for orphans, undefined when another kind of controller owns it. */
@@ -131,6 +157,7 @@ export class ObjectStore {
         revisions: new Map(),
         podsByController: new Map(),
         revisionsByController: new Map(),
+        claimsByStem: new Map(),
       };
       this.namespaces.set(namespace, entry);
     }
@@ -160,6 +187,7 @@ export class ObjectStore {
       }
       objects.delete(name);
       unindex(index, previous);
+      if (kind === "PersistentVolumeClaim") indexClaim(entry, name, false);
       if (kind === "StatefulSet") this.shardOfSet.delete(setKey(namespace, name));
       return { affected: this.affectedBy(kind, namespace, name, previous, undefined), changed: true };
     }
@@ -177,6 +205,7 @@ export class ObjectStore {
     unindex(index, previous);
     objects.set(name, cached);
     reindex(index, cached);
+    if (kind === "PersistentVolumeClaim") indexClaim(entry, name, true);
     let tracked = this.objectsPerShard.get(shard);
     if (!tracked) {
       tracked = new Set();
@@ -199,6 +228,7 @@ export class ObjectStore {
       if (map.has(name) && !this.heldByOtherShard(trackKey, shard)) {
         unindex(indexOf(entry, kind), map.get(name));
         map.delete(name);
+        if (kind === "PersistentVolumeClaim") indexClaim(entry, name, false);
       }
       if (kind === "StatefulSet") {
         this.shardOfSet.delete(setKey(namespace, name));
@@ -280,7 +310,7 @@ export class ObjectStore {
     const set = entry?.sets.get(name);
     if (!entry || !set) return undefined;
     // Candidates as upstream lists them: everything the set controls plus orphans (the planner adopts or ignores
-    // them); objects controlled by others never matter. Claims are matched by their `<template>-<set>-` prefix.
+    // them); objects controlled by others never matter. Claims are those named `<template>-<set>-<ordinal>` (claimStem).
     const pick = (index: Map<string, Set<string>>, objects: Map<string, CachedObject>) => {
       const out: KubeObject[] = [];
       for (const owner of [name, ""]) {
@@ -291,13 +321,12 @@ export class ObjectStore {
       }
       return out;
     };
-    const prefixes = ((set.object as StatefulSet).spec?.volumeClaimTemplates ?? []).map(
-      (t) => `${t.metadata?.name ?? ""}-${name}-`,
-    );
     const claims: PersistentVolumeClaim[] = [];
-    if (prefixes.length > 0) {
-      for (const [claimName, cached] of entry.claims) {
-        if (prefixes.some((prefix) => claimName.startsWith(prefix))) claims.push(cached.object);
+    const stems = new Set(((set.object as StatefulSet).spec?.volumeClaimTemplates ?? []).map((t) => `${t.metadata?.name ?? ""}-${name}`));
+    for (const stem of stems) {
+      for (const claimName of entry.claimsByStem.get(stem) ?? []) {
+        const cached = entry.claims.get(claimName);
+        if (cached) claims.push(cached.object);
       }
     }
     return {
