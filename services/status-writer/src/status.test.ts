@@ -1,7 +1,12 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { SAMPLE_MESSAGES } from "#protocol";
-import { mergeStatus, sameStatus } from "./status.ts";
+import type { StatusWrite } from "#protocol";
+import { KubeApiError } from "../../common/src/kube.ts";
+import { createExecutorMetrics } from "../../common/src/executor/metrics.ts";
+import type { KubeApi } from "../../common/src/executor/process.ts";
+import { createCommonMetrics } from "../../common/src/metrics.ts";
+import { WrittenSets, mergeStatus, sameStatus, writeStatus } from "./status.ts";
 
 const wanted = SAMPLE_MESSAGES["status.write"].status;
 
@@ -28,3 +33,107 @@ describe("status comparison", () => {
     assert.ok(!sameStatus(a, { ...b, conditions: [{ type: "A", status: "False" }] }));
   });
 });
+
+interface StoredSet {
+  metadata: { name: string; namespace: string; uid: string; resourceVersion: string; generation: number };
+  spec: Record<string, unknown>;
+  status?: Record<string, unknown>;
+}
+
+/**
+ * One StatefulSet in memory, kept as an API server keeps it: every write bumps resourceVersion, and a PUT whose
+ * resourceVersion is not the stored one gets 409 Conflict. `requests` lists what was asked, in order.
+ */
+function oneSetServer(uid: string) {
+  const write = SAMPLE_MESSAGES["status.write"];
+  let stored: StoredSet = {
+    metadata: { name: write.set.name, namespace: write.set.namespace, uid, resourceVersion: "1", generation: 3 },
+    spec: { replicas: 3 },
+  };
+  const requests: string[] = [];
+  const bump = () => String(Number(stored.metadata.resourceVersion) + 1);
+  const kube = {
+    get: <T>() => {
+      requests.push("GET");
+      return Promise.resolve(structuredClone(stored) as T);
+    },
+    replace: <T>(_ref: unknown, body: unknown) => {
+      requests.push("PUT");
+      const sent = body as StoredSet;
+      if (sent.metadata.resourceVersion !== stored.metadata.resourceVersion) {
+        return Promise.reject(new KubeApiError({ status: 409, verb: "update", path: "statefulsets/status", body: { reason: "Conflict" } }));
+      }
+      stored = { ...stored, status: sent.status ?? {}, metadata: { ...stored.metadata, resourceVersion: bump() } };
+      return Promise.resolve(structuredClone(stored) as T);
+    },
+    create: () => Promise.reject(new Error("not used")),
+    patch: () => Promise.reject(new Error("not used")),
+  } as unknown as KubeApi;
+  /** Another client writes the set (kubectl scale, or a status patch). */
+  const foreignWrite = (change: (set: StoredSet) => StoredSet) => {
+    stored = change({ ...stored, metadata: { ...stored.metadata, resourceVersion: bump() } });
+  };
+  return { kube, requests, foreignWrite, stored: () => stored };
+}
+
+describe("writeStatus from the writer's own copy of the set", () => {
+  const sample = SAMPLE_MESSAGES["status.write"];
+  const uid = sample.set.uid;
+  const at = (observedGeneration: number, readyReplicas: number): StatusWrite => ({ ...sample, status: { ...sample.status, observedGeneration, readyReplicas } });
+  const setup = () => {
+    const server = oneSetServer(uid);
+    const written = new WrittenSets();
+    const deps = {
+      kube: server.kube,
+      written,
+      epochs: { isStale: () => false },
+      metrics: createExecutorMetrics(createCommonMetrics("status-writer-test", "t")),
+      maxConflictRetries: 4,
+    };
+    return { server, written, deps };
+  };
+
+  it("reads the set only for its first write; later writes go straight to the PUT", async () => {
+    const { server, deps } = setup();
+    assert.equal((await writeStatus(at(3, 1), deps)).outcome, "written");
+    assert.equal((await writeStatus(at(3, 2), deps)).outcome, "written");
+    assert.equal((await writeStatus(at(3, 3), deps)).outcome, "written");
+    assert.deepEqual(server.requests, ["GET", "PUT", "PUT", "PUT"]);
+    assert.equal(server.stored().status?.["readyReplicas"], 3);
+  });
+
+  it("re-reads and writes when another client changed the set since (its PUT from the copy conflicts)", async () => {
+    const { server, deps } = setup();
+    await writeStatus(at(3, 1), deps);
+    server.foreignWrite((set) => ({ ...set, spec: { replicas: 5 } }));
+    server.requests.length = 0;
+    assert.equal((await writeStatus(at(3, 2), deps)).outcome, "written");
+    assert.deepEqual(server.requests, ["PUT", "GET", "PUT"]);
+    assert.deepEqual(server.stored().spec, { replicas: 5 }, "the other client's change stays");
+  });
+
+  it("never concludes unchanged or stale-generation from the copy: a status another client wrote is seen and replaced", async () => {
+    const { server, deps } = setup();
+    await writeStatus(at(3, 2), deps);
+    // Someone else puts another status there; the actor, whose cache now shows it, asks for what it wants again.
+    server.foreignWrite((set) => ({ ...set, status: { ...set.status, readyReplicas: 0, replicas: 7 } }));
+    server.requests.length = 0;
+    assert.equal((await writeStatus(at(3, 2), deps)).outcome, "written");
+    assert.deepEqual(server.requests, ["GET", "PUT"], "same as the copy: verified with a GET, then written");
+    assert.equal(server.stored().status?.["readyReplicas"], 2);
+    assert.equal(server.stored().status?.["replicas"], sample.status.replicas);
+  });
+
+  it("counts a conflicting first try from the copy as one of the bounded tries, as upstream's cached first try is", async () => {
+    const { server, deps } = setup();
+    await writeStatus(at(3, 1), deps);
+    (server.kube as { replace: KubeApi["replace"] }).replace = () =>
+      Promise.reject(new KubeApiError({ status: 409, verb: "update", path: "statefulsets/status", body: { reason: "Conflict" } }));
+    server.requests.length = 0;
+    const result = await writeStatus(at(3, 2), deps);
+    assert.equal(result.outcome, "failed");
+    assert.match(result.message ?? "", /gave up after 5 conflicting writes/);
+    assert.deepEqual(server.requests, ["GET", "GET", "GET", "GET"], "the copy's try and four re-reads, five PUTs in all");
+  });
+});
+

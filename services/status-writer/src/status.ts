@@ -16,8 +16,46 @@ interface StatefulSetObject {
   status?: Record<string, unknown>;
 }
 
+/**
+ * The sets as this status-writer last wrote them (the PUT's answer), so the next write of a set skips the GET
+ * (ADR 0085): upstream's controller writes status from its informer cache and re-reads only on a conflict. A set
+ * another client changed since answers 409 Conflict, and that write falls back to GET and retry. Never used to
+ * skip a write: "unchanged" is only concluded from a GET, so a status another client put there is always seen.
+ */
+export class WrittenSets {
+  private readonly sets = new Map<string, StatefulSetObject>();
+  private readonly capacity: number;
+
+  constructor(capacity = 10_000) {
+    this.capacity = capacity;
+  }
+
+  get(namespace: string, name: string, uid: string): StatefulSetObject | undefined {
+    const set = this.sets.get(`${namespace}/${name}`);
+    return set?.metadata.uid === uid && set.metadata.resourceVersion !== undefined ? set : undefined;
+  }
+
+  remember(set: StatefulSetObject): void {
+    const key = `${set.metadata.namespace ?? ""}/${set.metadata.name}`;
+    this.sets.delete(key);
+    this.sets.set(key, set);
+    // Oldest written first (Map order): a set not written for longest is forgotten first.
+    if (this.sets.size > this.capacity) this.sets.delete(this.sets.keys().next().value ?? key);
+  }
+
+  forget(namespace: string, name: string): void {
+    this.sets.delete(`${namespace}/${name}`);
+  }
+
+  get size(): number {
+    return this.sets.size;
+  }
+}
+
 export interface StatusWriteDeps {
   readonly kube: KubeApi;
+  /** Sets this writer wrote before: the first try of a write goes without a GET (see WrittenSets). */
+  readonly written?: WrittenSets;
   readonly epochs: Pick<ShardEpochView, "isStale">;
   readonly metrics: ExecutorMetrics;
   /** Conflicts retried before giving up (upstream's retry.DefaultRetry allows 5 tries). */
@@ -73,6 +111,16 @@ function observedGeneration(status: Record<string, unknown> | undefined): number
   return typeof value === "number" ? value : 0;
 }
 
+/**
+ * Whether a write may go straight over this writer's own last copy of the set: only when it would change that copy
+ * and keep its observedGeneration or raise it. Otherwise the GET decides ("unchanged" and "stale-generation" are
+ * never concluded from the copy, which does not see other clients' writes).
+ */
+function canWriteOver(known: StatefulSetObject, write: StatusWrite): boolean {
+  if (write.status.observedGeneration < observedGeneration(known.status)) return false;
+  return !sameStatus(known.status, mergeStatus(known.status, write.status));
+}
+
 export async function writeStatus(write: StatusWrite, deps: StatusWriteDeps): Promise<StatusResult> {
   const ref = { ...RESOURCES.statefulsets, namespace: write.set.namespace, name: write.set.name };
   const result = (outcome: StatusResult["outcome"], extra: { resourceVersion?: string | undefined; message?: string } = {}): StatusResult => ({
@@ -81,12 +129,18 @@ export async function writeStatus(write: StatusWrite, deps: StatusWriteDeps): Pr
     ...(extra.resourceVersion !== undefined ? { resourceVersion: extra.resourceVersion } : {}),
     ...(extra.message !== undefined ? { message: extra.message } : {}),
   });
+  let mayUseCopy = true;
   for (let attempt = 0; attempt <= deps.maxConflictRetries; attempt += 1) {
     // Checked on every try: a write that waited behind others may have lost its shard meanwhile.
     if (deps.epochs.isStale(write.shard, write.epoch)) return result("stale-epoch");
     let current: StatefulSetObject;
+    // The first try may start from this writer's own last write, as upstream's first try starts from its informer
+    // cache (and counts as one of its retries); a retry after a conflict always re-reads.
+    const known = mayUseCopy ? deps.written?.get(write.set.namespace, write.set.name, write.set.uid) : undefined;
+    mayUseCopy = false;
+    const fromCache = known !== undefined && canWriteOver(known, write);
     try {
-      current = await deps.kube.get<StatefulSetObject>(ref);
+      current = fromCache ? known : await deps.kube.get<StatefulSetObject>(ref);
     } catch (error) {
       deps.metrics.countKubeError("get", "statefulsets", error);
       if (error instanceof KubeApiError && error.isNotFound) return result("not-found", { message: kubeErrorText(error) });
@@ -106,8 +160,10 @@ export async function writeStatus(write: StatusWrite, deps: StatusWriteDeps): Pr
     try {
       // The GET's resourceVersion travels in the body: the API server refuses the PUT if anything changed since.
       const written = await deps.kube.replace<StatefulSetObject>({ ...ref, subresource: "status" }, { ...current, status: desired });
+      deps.written?.remember(written);
       return result("written", { resourceVersion: written.metadata.resourceVersion });
     } catch (error) {
+      deps.written?.forget(write.set.namespace, write.set.name);
       deps.metrics.countKubeError("update-status", "statefulsets", error);
       if (error instanceof KubeApiError && error.isConflict) {
         deps.onConflict?.();

@@ -98,7 +98,11 @@ describe("status-writer", () => {
         return h.kube.get(ref, options);
       },
       create: (ref, body, options) => h.kube.create(ref, body, options),
-      replace: (ref, body, options) => h.kube.replace(ref, body, options),
+      replace: async (ref, body, options) => {
+        // Gated too: a write from the writer's own copy of the set starts with the PUT (no GET).
+        await gate.pass();
+        return h.kube.replace(ref, body, options);
+      },
       patch: (ref, body, type, options) => h.kube.patch(ref, body, type, options),
     };
     writer = await startStatusWriter({ ...DEFAULT_STATUS_WRITER_SETTINGS, eventRetryDelayMs: 20 }, { ...h.deps(), kube });

@@ -25,7 +25,7 @@ import type { EventSinkDeps } from "./events.ts";
 import { LatestWins } from "./latest-wins.ts";
 import { createStatusWriterMetrics } from "./metrics.ts";
 import type { StatusWriterMetrics } from "./metrics.ts";
-import { writeStatus } from "./status.ts";
+import { WrittenSets, writeStatus } from "./status.ts";
 
 export interface StatusWriterHandle extends ExecutorHandle {
   readonly metrics: StatusWriterMetrics;
@@ -93,6 +93,7 @@ export async function startStatusWriter(
     }
   };
 
+  const written = new WrittenSets();
   const writes = new LatestWins<PendingWrite>({
     concurrency: settings.statusConcurrency,
     run: (_key, pending) => otelContext.with(pending.trace.context, () => runWrite(pending)),
@@ -104,6 +105,7 @@ export async function startStatusWriter(
     try {
       result = await writeStatus(pending.write, {
         kube: deps.kube,
+        written,
         epochs: deps.epochs,
         metrics,
         maxConflictRetries: settings.statusConflictRetries,
