@@ -56,6 +56,8 @@ function tlsOption(files: NatsTlsFiles): Record<string, string> {
 
 export interface NatsHandle {
   readonly connection: NatsConnection;
+  /** The prefix of this connection's reply subjects (undefined: nats.js's `_INBOX`). */
+  readonly inboxPrefix: string | undefined;
   /** True while connected; false between a disconnect and the next reconnect. */
   isConnected(): boolean;
 }
@@ -86,7 +88,7 @@ export async function connectNats(options: NatsOptions, logger: Logger, metrics?
       connected = applyStatus(status, connected, log, metrics);
     }
   })();
-  return { connection, isConnected: () => connected && !connection.isClosed() };
+  return { connection, inboxPrefix, isConnected: () => connected && !connection.isClosed() };
 }
 
 function applyStatus(status: Status, connected: boolean, log: Logger, metrics: CommonMetrics | undefined): boolean {

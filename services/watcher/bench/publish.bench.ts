@@ -1,12 +1,12 @@
 // Watcher throughput: applying a list to the mirror (pure), and publishing a full initial sync to a real
 // nats-server 2.9 through the publisher (CAS + msg id + ack per message). `npx tsx services/watcher/bench/publish.bench.ts [objects]`
 import { trace } from "@opentelemetry/api";
-import { jetstream } from "@nats-io/jetstream";
 import { Registry } from "prom-client";
 import { STREAMS } from "#protocol";
 import { startNatsServer } from "../../../tools/lib/nats-server.ts";
 import { createLogger } from "../../common/src/logger.ts";
 import { connectNats } from "../../common/src/nats.ts";
+import { StreamPublisher } from "../../common/src/stream-publish.ts";
 import { provisionTopology } from "../../common/src/topology.ts";
 import { EventContexts, Publisher } from "../src/adapters/publisher.ts";
 import { WATCHED_KINDS } from "../src/domain/objects.ts";
@@ -39,7 +39,7 @@ try {
   const nats = await connectNats({ url: server.url, name: "bench" }, logger);
   const topology = await provisionTopology(nats.connection, { replicas: 1 });
   const publisher = new Publisher({
-    js: jetstream(nats.connection),
+    stream: new StreamPublisher(nats.connection, { timeoutMs: 5_000 }),
     jsm: topology.jsm,
     state,
     metrics: createWatcherMetrics(new Registry()),

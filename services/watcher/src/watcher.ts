@@ -18,6 +18,7 @@ import { connectNats, natsOptionsFrom } from "../../common/src/nats.ts";
 import type { NatsHandle } from "../../common/src/nats.ts";
 import { startOpsEndpoints } from "../../common/src/ops-server.ts";
 import type { ReadinessCheck } from "../../common/src/ops-server.ts";
+import { StreamPublisher } from "../../common/src/stream-publish.ts";
 import { provisionTopology } from "../../common/src/topology.ts";
 import { userAgent } from "../../common/src/version.ts";
 import { kubeSource } from "./adapters/kube-source.ts";
@@ -158,7 +159,8 @@ export async function startWatcher(config: Readonly<WatcherConfig>, deps: Watche
     logger,
     lifetime.signal,
   );
-  const js = jetstream(connection);
+  // Stream publishes without nats.js's per-request machinery (ADR 0085); the ack timeout is --publish-timeout-ms.
+  const streamPublisher = new StreamPublisher(connection, { timeoutMs: config.publishTimeoutMs, inboxPrefix: nats.inboxPrefix });
   // The stream index is read through an R1 consumer, which nats-server 2.9 may place on a cluster node that is
   // down; that create is never answered, so it times out early and is retried (ADR 0083).
   const indexJs = jetstream(connection, { timeout: 2_000 });
@@ -168,7 +170,7 @@ export async function startWatcher(config: Readonly<WatcherConfig>, deps: Watche
 
   const contexts = new EventContexts();
   const publisher = new Publisher({
-    js,
+    stream: streamPublisher,
     jsm: topology.jsm,
     state,
     metrics,

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { trace } from "@opentelemetry/api";
-import type { JetStreamClient, JetStreamManager, PubAck } from "@nats-io/jetstream";
+import type { JetStreamManager } from "@nats-io/jetstream";
 import type { MsgHdrs } from "@nats-io/transport-node";
 import { Registry } from "prom-client";
 import { HEADERS, PublicationClock, liveObjectSubjects } from "#protocol";
@@ -11,7 +11,9 @@ import { WATCHED_KINDS } from "../domain/objects.ts";
 import { MirrorState } from "../domain/state.ts";
 import { createWatcherMetrics } from "../metrics.ts";
 import { pod, set } from "../testing/fixtures.ts";
+import type { StreamAck, StreamPublishOptions } from "../../../common/src/stream-publish.ts";
 import { EventContexts, Publisher } from "./publisher.ts";
+import type { StreamPublish } from "./publisher.ts";
 
 /**
  * A stream that fails every publish while `healthy` is false, then acks them; records when each publish was sent and
@@ -33,17 +35,17 @@ function flakyStream() {
       },
     },
     js: {
-      publish: async (subject: string, _payload: Uint8Array, options?: { headers?: MsgHdrs }) => {
-        journal.push(`stream ${subject} ${versionOf(options?.headers)}`);
+      publish: async (subject: string, _payload: Uint8Array, options: StreamPublishOptions): Promise<StreamAck> => {
+        journal.push(`stream ${subject} ${versionOf(options.headers)}`);
         sentAtMs.push(performance.now());
         await sleep(5);
         if (!stream.healthy) {
           stream.failed++;
           throw new Error("no responders");
         }
-        return { stream: "K8S_OBJS", seq: ++seq, duplicate: false } satisfies Partial<PubAck>;
+        return { stream: "K8S_OBJS", seq: ++seq, duplicate: false } satisfies StreamAck;
       },
-    } as unknown as JetStreamClient,
+    } satisfies StreamPublish,
   };
   return stream;
 }
@@ -58,7 +60,7 @@ function publisherOver(
   for (const kind of WATCHED_KINDS) state.markSynced(kind);
   state.ledger.activate([]);
   const publisher = new Publisher({
-    js: stream.js,
+    stream: stream.js,
     jsm: {} as JetStreamManager,
     state,
     metrics: createWatcherMetrics(new Registry()),
@@ -165,10 +167,9 @@ describe("Publisher", () => {
     const stream = flakyStream();
     stream.healthy = true;
     let release: (() => void) | undefined;
-    const js = stream.js as unknown as { publish: (...args: unknown[]) => Promise<unknown> };
-    const answer = js.publish.bind(js);
+    const answer = stream.js.publish.bind(stream.js);
     // A stream that takes its time (a leader election): acks come only when released.
-    js.publish = async (...args: unknown[]) => {
+    stream.js.publish = async (...args: Parameters<StreamPublish["publish"]>) => {
       await new Promise<void>((resolve) => (release = resolve));
       return answer(...args);
     };

@@ -15,7 +15,7 @@
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import type { Context, Tracer } from "@opentelemetry/api";
 import { JetStreamApiError } from "@nats-io/jetstream";
-import type { JetStreamClient, JetStreamManager } from "@nats-io/jetstream";
+import type { JetStreamManager } from "@nats-io/jetstream";
 import { headers } from "@nats-io/transport-node";
 import type { MsgHdrs } from "@nats-io/transport-node";
 import { HEADERS, OBJECT_KINDS, codecs, formatPublicationVersion, injectTraceContext, liveObjectSubjects, objectSubjects } from "#protocol";
@@ -23,6 +23,8 @@ import type { KubeObject, ObjectEnvelope, PublicationClock, PublicationVersion, 
 import { backoffDelayMs } from "../../../common/src/backoff.ts";
 import type { BackoffPolicy } from "../../../common/src/backoff.ts";
 import type { Logger } from "../../../common/src/logger.ts";
+import { StreamPublishError, WRONG_LAST_SEQUENCE_ERR_CODE } from "../../../common/src/stream-publish.ts";
+import type { StreamAck, StreamPublishOptions } from "../../../common/src/stream-publish.ts";
 import { messagingAttributes } from "../../../common/src/messaging-trace.ts";
 import { sameContent } from "../domain/ledger.ts";
 import type { MessageContent, PublishCommand } from "../domain/ledger.ts";
@@ -32,12 +34,15 @@ import type { MirrorState } from "../domain/state.ts";
 import type { WatcherMetrics } from "../metrics.ts";
 import { readLastOnSubject } from "./stream-index.ts";
 
-/** JetStream's "wrong last sequence" API error (JSStreamWrongLastSequenceErrF). */
-const WRONG_LAST_SEQUENCE = 10071;
-
 export function isWrongLastSequence(error: unknown): boolean {
-  if (error instanceof JetStreamApiError && error.code === WRONG_LAST_SEQUENCE) return true;
+  if (error instanceof StreamPublishError) return error.isWrongLastSequence;
+  if (error instanceof JetStreamApiError && error.code === WRONG_LAST_SEQUENCE_ERR_CODE) return true;
   return error instanceof Error && /wrong last sequence/i.test(error.message);
+}
+
+/** Where the stream copies go: a JetStream publish answered by its ack (StreamPublisher satisfies it). */
+export interface StreamPublish {
+  publish(subject: string, payload: Uint8Array, options: StreamPublishOptions): Promise<StreamAck>;
 }
 
 /** The OpenTelemetry context of the latest watch event per object, so the publish span continues its trace. */
@@ -108,7 +113,7 @@ interface HeldLiveCopy {
 }
 
 export class Publisher {
-  private readonly js: JetStreamClient;
+  private readonly stream: StreamPublish;
   private readonly jsm: JetStreamManager;
   private readonly state: MirrorState;
   private readonly metrics: WatcherMetrics;
@@ -132,7 +137,8 @@ export class Publisher {
   private purging = false;
 
   constructor(init: {
-    js: JetStreamClient;
+    /** JetStream publishes to the objects stream (each with its own ack; see StreamPublisher). */
+    stream: StreamPublish;
     jsm: JetStreamManager;
     state: MirrorState;
     metrics: WatcherMetrics;
@@ -146,7 +152,7 @@ export class Publisher {
     live?: LiveObjects;
   }) {
     this.live = init.live;
-    this.js = init.js;
+    this.stream = init.stream;
     this.jsm = init.jsm;
     this.state = init.state;
     this.metrics = init.metrics;
@@ -395,11 +401,10 @@ export class Publisher {
         this.sendLive(command.subject, payload, h);
       }
       if (copy !== undefined) copy.attempts++;
-      const ack = await this.js.publish(command.subject, payload, {
-        msgID: command.msgId,
-        expect: { lastSubjectSequence: command.expectedSeq },
+      const ack = await this.stream.publish(command.subject, payload, {
+        msgId: command.msgId,
+        expectedLastSubjectSequence: command.expectedSeq,
         headers: h,
-        timeout: this.options.timeoutMs,
       });
       const result = ledger.acked(command, { seq: ack.seq, duplicate: ack.duplicate, atMs: this.wallNow() });
       this.failures = 0;
@@ -445,7 +450,8 @@ export class Publisher {
       }
     }
     ledger.failed(command);
-    const timeout = error instanceof Error && /timeout/i.test(`${error.name} ${error.message}`);
+    const timeout =
+      error instanceof StreamPublishError ? error.failure === "timeout" : error instanceof Error && /timeout/i.test(`${error.name} ${error.message}`);
     this.metrics.publishErrors.inc({ reason: timeout ? "timeout" : "error" });
     if (this.failures === 0) this.logger.warn({ err: error, subject: command.subject }, "publish failed; backing off");
     this.pause();
