@@ -135,5 +135,20 @@ describe("writeStatus from the writer's own copy of the set", () => {
     assert.match(result.message ?? "", /gave up after 5 conflicting writes/);
     assert.deepEqual(server.requests, ["GET", "GET", "GET", "GET"], "the copy's try and four re-reads, five PUTs in all");
   });
+
+  it("keeps a bounded number of copies, forgetting the set written longest ago, and only for the same uid", () => {
+    const written = new WrittenSets(2);
+    const copy = (name: string, uid = `uid-${name}`) => ({ metadata: { name, namespace: "ns", uid, resourceVersion: "1" } });
+    written.remember(copy("a"));
+    written.remember(copy("b"));
+    written.remember(copy("a")); // a is now the most recent
+    written.remember(copy("c"));
+    assert.ok(written.get("ns", "a", "uid-a"));
+    assert.equal(written.get("ns", "b", "uid-b"), undefined, "b was written longest ago");
+    assert.ok(written.get("ns", "c", "uid-c"));
+    assert.equal(written.get("ns", "c", "another-uid"), undefined, "a recreated set is not the copy's set");
+    written.forget("ns", "c");
+    assert.equal(written.get("ns", "c", "uid-c"), undefined);
+  });
 });
 

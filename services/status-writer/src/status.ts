@@ -46,10 +46,6 @@ export class WrittenSets {
   forget(namespace: string, name: string): void {
     this.sets.delete(`${namespace}/${name}`);
   }
-
-  get size(): number {
-    return this.sets.size;
-  }
 }
 
 export interface StatusWriteDeps {

@@ -46,7 +46,7 @@ try {
     logger,
     tracer: trace.getTracer("bench"),
     contexts: new EventContexts(),
-    options: { stream: STREAMS.objects, concurrency: 64, timeoutMs: 5_000, backoff: { initialDelayMs: 50, maxDelayMs: 1_000 }, tombstoneTtlMs: 60_000 },
+    options: { stream: STREAMS.objects, concurrency: 64, backoff: { initialDelayMs: 50, maxDelayMs: 1_000 }, tombstoneTtlMs: 60_000 },
   });
   started = performance.now();
   state.ledger.activate([]);

@@ -119,7 +119,8 @@ describe("watcher against nats-server 2.9 and kube-sim", () => {
 
     const watcher = await readyWatcher(watcherConfig({ name: "w-sync", natsUrl, kubeconfig: k.kubeconfig, namespace: ns }));
     try {
-      assert.equal(watcher.isLeader(), true);
+      // Ready includes standby: the lone watcher wins the lease right after (a loaded full suite saw it not yet).
+      await eventually("the lone watcher is active", () => watcher.isLeader());
       await flushed(watcher);
       const stream = await readStream(nc, ns);
       const w = at("web", ns);

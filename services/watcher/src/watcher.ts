@@ -182,7 +182,6 @@ export async function startWatcher(config: Readonly<WatcherConfig>, deps: Watche
     options: {
       stream: STREAMS.objects,
       concurrency: config.publishConcurrency,
-      timeoutMs: config.publishTimeoutMs,
       liveCopyDelayMs: config.liveCopyDelayMs,
       // A failed publish round waits on NATS, not on the API server the list/watch backoff protects: a round costs
       // at most `concurrency` publishes, and a stream leader comes back within a Raft election (4-9 s), so retry at

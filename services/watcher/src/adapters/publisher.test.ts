@@ -67,7 +67,7 @@ function publisherOver(
     logger: createLogger({ service: "watcher", instance: "test", level: "silent", format: "json" }),
     tracer: trace.getTracer("test"),
     contexts: new EventContexts(),
-    options: { stream: "K8S_OBJS", concurrency: 16, timeoutMs: 1_000, backoff, tombstoneTtlMs: 60_000, liveCopyDelayMs: options.liveCopyDelayMs ?? 0 },
+    options: { stream: "K8S_OBJS", concurrency: 16, backoff, tombstoneTtlMs: 60_000, liveCopyDelayMs: options.liveCopyDelayMs ?? 0 },
     random: () => 1,
     ...(options.live ? { live: stream.live } : {}),
   });

@@ -93,7 +93,6 @@ interface WantIdentity extends MessageContent {
 export interface PublisherOptions {
   readonly stream: string;
   readonly concurrency: number;
-  readonly timeoutMs: number;
   readonly backoff: BackoffPolicy;
   readonly tombstoneTtlMs: number;
   /** Purges at most this many subjects per round. */
