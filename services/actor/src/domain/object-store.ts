@@ -3,7 +3,7 @@
 import { parseParentAndOrdinal, shard as shardOf } from "#protocol";
 import type { KubeObject, ObjectEnvelope, ObjectKind } from "#protocol";
 import { compileSelector, selectorMatches } from "../planner/selector.ts";
-import type { PersistentVolumeClaim, Snapshot, StatefulSet } from "../planner/index.ts";
+import type { Snapshot, StatefulSet } from "../planner/index.ts";
 
 export interface CachedObject {
   readonly kind: ObjectKind;
@@ -49,19 +49,6 @@ export function claimStem(claim: string): string {
   return ordinal < 0 ? "" : parent;
 }
 
-function indexClaim(entry: NamespaceObjects, name: string, add: boolean): void {
-  const stem = claimStem(name);
-  if (stem === "") return;
-  let names = entry.claimsByStem.get(stem);
-  if (add) {
-    if (!names) entry.claimsByStem.set(stem, (names = new Set()));
-    names.add(name);
-    return;
-  }
-  names?.delete(name);
-  if (names?.size === 0) entry.claimsByStem.delete(stem);
-}
-
 /** The StatefulSet controlling an object, "" for orphans, undefined when another kind of controller owns it. */
 function statefulSetController(object: KubeObject): string | undefined {
   const controller = (metaOf(object).ownerReferences ?? []).find((ref) => ref.controller === true);
@@ -69,29 +56,39 @@ function statefulSetController(object: KubeObject): string | undefined {
   return controller.kind === "StatefulSet" ? (controller.name ?? "") : undefined;
 }
 
-function indexOf(entry: NamespaceObjects, kind: ObjectKind): Map<string, Set<string>> | undefined {
-  if (kind === "Pod") return entry.podsByController;
-  if (kind === "ControllerRevision") return entry.revisionsByController;
+/** Object names of one kind grouped by a key of each object (undefined: not indexed). */
+interface NameIndex {
+  readonly names: Map<string, Set<string>>;
+  keyOf(cached: CachedObject): string | undefined;
+}
+
+const byController = (cached: CachedObject) => statefulSetController(cached.object);
+const byStem = (cached: CachedObject) => claimStem(cached.name) || undefined;
+
+function indexOf(entry: NamespaceObjects, kind: ObjectKind): NameIndex | undefined {
+  if (kind === "Pod") return { names: entry.podsByController, keyOf: byController };
+  if (kind === "ControllerRevision") return { names: entry.revisionsByController, keyOf: byController };
+  if (kind === "PersistentVolumeClaim") return { names: entry.claimsByStem, keyOf: byStem };
   return undefined;
 }
 
-function unindex(index: Map<string, Set<string>> | undefined, cached: CachedObject | undefined): void {
+function unindex(index: NameIndex | undefined, cached: CachedObject | undefined): void {
   if (!index || !cached) return;
-  const owner = statefulSetController(cached.object);
-  if (owner === undefined) return;
-  const names = index.get(owner);
+  const key = index.keyOf(cached);
+  if (key === undefined) return;
+  const names = index.names.get(key);
   names?.delete(cached.name);
-  if (names?.size === 0) index.delete(owner);
+  if (names?.size === 0) index.names.delete(key);
 }
 
-function reindex(index: Map<string, Set<string>> | undefined, cached: CachedObject): void {
+function reindex(index: NameIndex | undefined, cached: CachedObject): void {
   if (!index) return;
-  const owner = statefulSetController(cached.object);
-  if (owner === undefined) return;
-  let names = index.get(owner);
+  const key = index.keyOf(cached);
+  if (key === undefined) return;
+  let names = index.names.get(key);
   if (!names) {
     names = new Set();
-    index.set(owner, names);
+    index.names.set(key, names);
   }
   names.add(cached.name);
 }
@@ -187,7 +184,6 @@ export class ObjectStore {
       }
       objects.delete(name);
       unindex(index, previous);
-      if (kind === "PersistentVolumeClaim") indexClaim(entry, name, false);
       if (kind === "StatefulSet") this.shardOfSet.delete(setKey(namespace, name));
       return { affected: this.affectedBy(kind, namespace, name, previous, undefined), changed: true };
     }
@@ -205,7 +201,6 @@ export class ObjectStore {
     unindex(index, previous);
     objects.set(name, cached);
     reindex(index, cached);
-    if (kind === "PersistentVolumeClaim") indexClaim(entry, name, true);
     let tracked = this.objectsPerShard.get(shard);
     if (!tracked) {
       tracked = new Set();
@@ -228,7 +223,6 @@ export class ObjectStore {
       if (map.has(name) && !this.heldByOtherShard(trackKey, shard)) {
         unindex(indexOf(entry, kind), map.get(name));
         map.delete(name);
-        if (kind === "PersistentVolumeClaim") indexClaim(entry, name, false);
       }
       if (kind === "StatefulSet") {
         this.shardOfSet.delete(setKey(namespace, name));
@@ -311,29 +305,22 @@ export class ObjectStore {
     if (!entry || !set) return undefined;
     // Candidates as upstream lists them: everything the set controls plus orphans (the planner adopts or ignores
     // them); objects controlled by others never matter. Claims are those named `<template>-<set>-<ordinal>` (claimStem).
-    const pick = (index: Map<string, Set<string>>, objects: Map<string, CachedObject>) => {
+    const pick = (index: Map<string, Set<string>>, objects: Map<string, CachedObject>, keys: Iterable<string>) => {
       const out: KubeObject[] = [];
-      for (const owner of [name, ""]) {
-        for (const objectName of index.get(owner) ?? []) {
+      for (const key of keys) {
+        for (const objectName of index.get(key) ?? []) {
           const cached = objects.get(objectName);
           if (cached) out.push(cached.object);
         }
       }
       return out;
     };
-    const claims: PersistentVolumeClaim[] = [];
     const stems = new Set(((set.object as StatefulSet).spec?.volumeClaimTemplates ?? []).map((t) => `${t.metadata?.name ?? ""}-${name}`));
-    for (const stem of stems) {
-      for (const claimName of entry.claimsByStem.get(stem) ?? []) {
-        const cached = entry.claims.get(claimName);
-        if (cached) claims.push(cached.object);
-      }
-    }
     return {
       set: set.object,
-      pods: pick(entry.podsByController, entry.pods),
-      claims,
-      revisions: pick(entry.revisionsByController, entry.revisions),
+      pods: pick(entry.podsByController, entry.pods, [name, ""]),
+      claims: pick(entry.claimsByStem, entry.claims, stems),
+      revisions: pick(entry.revisionsByController, entry.revisions, [name, ""]),
     };
   }
 }
