@@ -7,6 +7,7 @@
 // The wire is JetStream's own: the message goes to the stream's subject with `Nats-Msg-Id` and
 // `Nats-Expected-Last-Subject-Sequence` headers; the server answers `{"stream","seq","duplicate"}` or
 // `{"error":{"code","err_code","description"}}`, or a 503 status when no stream takes the subject.
+import { JetStreamApiCodes } from "@nats-io/jetstream";
 import { createInbox, headers as natsHeaders } from "@nats-io/transport-node";
 import type { Msg, MsgHdrs, NatsConnection, Subscription } from "@nats-io/transport-node";
 
@@ -19,16 +20,13 @@ export interface StreamAck {
 export interface StreamPublishOptions {
   /** `Nats-Msg-Id`: the stream drops a second message with the same id within its duplicate window. */
   readonly msgId?: string | undefined;
-  /** `Nats-Expected-Last-Subject-Sequence`: refused (err_code 10071) unless the subject's last message has it. */
+  /** `Nats-Expected-Last-Subject-Sequence`: refused (StreamWrongLastSequence) unless the subject's last message has it. */
   readonly expectedLastSubjectSequence?: number | undefined;
   readonly headers?: MsgHdrs | undefined;
 }
 
 export const STREAM_PUBLISH_FAILURES = ["timeout", "no-responders", "api", "closed"] as const;
 export type StreamPublishFailure = (typeof STREAM_PUBLISH_FAILURES)[number];
-
-/** JetStream's "wrong last sequence" API error (JSStreamWrongLastSequenceErrF). */
-export const WRONG_LAST_SEQUENCE_ERR_CODE = 10071;
 
 /** Why a publish got no ack. `apiCode` is JetStream's err_code for `api` failures. */
 export class StreamPublishError extends Error {
@@ -45,7 +43,7 @@ export class StreamPublishError extends Error {
   }
 
   get isWrongLastSequence(): boolean {
-    return this.failure === "api" && this.apiCode === WRONG_LAST_SEQUENCE_ERR_CODE;
+    return this.failure === "api" && this.apiCode === JetStreamApiCodes.StreamWrongLastSequence;
   }
 }
 

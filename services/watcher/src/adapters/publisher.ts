@@ -14,7 +14,7 @@
 // decoding; each retried attempt sends the live copy again for owners that missed it.
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import type { Context, Tracer } from "@opentelemetry/api";
-import { JetStreamApiError } from "@nats-io/jetstream";
+import { JetStreamApiCodes, JetStreamApiError } from "@nats-io/jetstream";
 import type { JetStreamManager } from "@nats-io/jetstream";
 import { headers } from "@nats-io/transport-node";
 import type { MsgHdrs } from "@nats-io/transport-node";
@@ -23,11 +23,11 @@ import type { KubeObject, ObjectEnvelope, PublicationClock, PublicationVersion, 
 import { backoffDelayMs } from "../../../common/src/backoff.ts";
 import type { BackoffPolicy } from "../../../common/src/backoff.ts";
 import type { Logger } from "../../../common/src/logger.ts";
-import { StreamPublishError, WRONG_LAST_SEQUENCE_ERR_CODE } from "../../../common/src/stream-publish.ts";
+import { StreamPublishError } from "../../../common/src/stream-publish.ts";
 import type { StreamAck, StreamPublishOptions } from "../../../common/src/stream-publish.ts";
 import { messagingAttributes } from "../../../common/src/messaging-trace.ts";
 import { sameContent } from "../domain/ledger.ts";
-import type { MessageContent, PublishCommand } from "../domain/ledger.ts";
+import type { ChangedWant, MessageContent, PublishCommand } from "../domain/ledger.ts";
 import { parseObjectKey } from "../domain/objects.ts";
 import type { ObjectKey } from "../domain/objects.ts";
 import type { MirrorState } from "../domain/state.ts";
@@ -36,7 +36,7 @@ import { readLastOnSubject } from "./stream-index.ts";
 
 export function isWrongLastSequence(error: unknown): boolean {
   if (error instanceof StreamPublishError) return error.isWrongLastSequence;
-  if (error instanceof JetStreamApiError && error.code === WRONG_LAST_SEQUENCE_ERR_CODE) return true;
+  if (error instanceof JetStreamApiError && error.code === JetStreamApiCodes.StreamWrongLastSequence) return true;
   return error instanceof Error && /wrong last sequence/i.test(error.message);
 }
 
@@ -107,7 +107,7 @@ export interface PublisherOptions {
 /** A live copy waiting for its stream ack (see liveCopyDelayMs). */
 interface HeldLiveCopy {
   readonly copy: LiveCopy;
-  readonly want: WantIdentity & { readonly subject: string };
+  readonly want: ChangedWant;
   readonly dueAtMs: number;
 }
 
@@ -282,12 +282,12 @@ export class Publisher {
       const copy: LiveCopy = { uid: want.uid, rv: want.rv, op: want.op, version: clock.next(), payload: codecs.objectEnvelope.encode(envelope), attempts: 0 };
       // A live-only tombstone has no stream publish to share its version with.
       if (want.liveOnly !== true) this.liveCopies.set(want.subject, copy);
+      // A newer want replaces the subject's held copy (and re-inserts it at the end: Map order is due order).
+      this.heldLive.delete(want.subject);
       if (delayMs > 0 && want.liveOnly !== true && this.pausedUntil === undefined) {
-        this.heldLive.delete(want.subject);
         this.heldLive.set(want.subject, { copy, want, dueAtMs: nowMs + delayMs });
         continue;
       }
-      this.heldLive.delete(want.subject);
       this.announceLive(want, copy);
     }
     this.scheduleHeldLive();
@@ -299,7 +299,7 @@ export class Publisher {
   }
 
   /** Sends one want's live copy in its own PRODUCER span. */
-  private announceLive(want: WantIdentity & { readonly subject: string }, copy: LiveCopy): void {
+  private announceLive(want: ChangedWant, copy: LiveCopy): void {
     const live = liveObjectSubjects.fromObjectSubject(want.subject);
     const parent = this.contexts.get(want.key, want.rv) ?? ROOT_CONTEXT;
     const span = this.tracer.startSpan(
@@ -331,11 +331,11 @@ export class Publisher {
     }, Math.max(0, first.value.dueAtMs - performance.now()));
   }
 
-  /** The stream took this want: its held live copy, if any, is not needed. */
-  private settleHeldLive(subject: string, copy: LiveCopy | undefined): void {
-    if (copy === undefined || this.heldLive.get(subject)?.copy !== copy) return;
+  /** Forgets the subject's held live copy if it is `copy`; true when it was. */
+  private dropHeldLive(subject: string, copy: LiveCopy | undefined): boolean {
+    if (copy === undefined || this.heldLive.get(subject)?.copy !== copy) return false;
     this.heldLive.delete(subject);
-    this.metrics.liveSkipped.inc();
+    return true;
   }
 
   private headersFor(want: WantIdentity, version: PublicationVersion | undefined, context: Context): MsgHdrs {
@@ -396,7 +396,7 @@ export class Publisher {
       const h = this.headersFor(command, version, trace.setSpan(parent, span));
       // Sent again for a retry (an owner may have missed it while reconnecting), not right after its announcement.
       if (version !== undefined && (copy === undefined || copy.attempts > 0)) {
-        if (copy !== undefined && this.heldLive.get(command.subject)?.copy === copy) this.heldLive.delete(command.subject);
+        this.dropHeldLive(command.subject, copy);
         this.sendLive(command.subject, payload, h);
       }
       if (copy !== undefined) copy.attempts++;
@@ -407,7 +407,8 @@ export class Publisher {
       });
       const result = ledger.acked(command, { seq: ack.seq, duplicate: ack.duplicate, atMs: this.wallNow() });
       this.failures = 0;
-      this.settleHeldLive(command.subject, copy);
+      // The stream took this want: its held live copy, if any, is not needed.
+      if (this.dropHeldLive(command.subject, copy)) this.metrics.liveSkipped.inc();
       if (copy !== undefined && this.liveCopies.get(command.subject) === copy) this.liveCopies.delete(command.subject);
       if (result === "stored" && !ack.duplicate) {
         if (command.op === "PUT") this.metrics.publishedObjects.inc({ kind });
