@@ -353,6 +353,43 @@ describe("fleet ownership", async () => {
     await a.ownership.stop();
   });
 
+  // Seen by the node-loss chaos test (CI): the members bucket's leader crashed and its election took 8 s of the 10 s
+  // renew deadline. A renew sent while the bucket has no leader is never answered; each such try used to wait a retry
+  // period, then a read of the record as long, so the first renew after the election came up to two retry periods
+  // late and the member self-fenced.
+  it("renews within a moment of the members bucket answering again after an election (writes unanswered, not refused)", async (t) => {
+    // The default profile's proportions (15 s / 10 s / 2 s) at 40%.
+    const slow: LeaseProfile = { leaseDurationMs: 6_000, renewDeadlineMs: 4_000, retryPeriodMs: 800 };
+    let outage = false;
+    // A request to a leaderless stream is dropped: the write does not land and the client times out (here after 2 s).
+    const unanswered = (members: KV): KV =>
+      intercepting(members, ["update", "get"], (call) =>
+        outage ? sleep(2_000).then(() => Promise.reject(new Error("TimeoutError: timeout"))) : call(),
+      );
+    const a = await member("actor-e", { wrapMembers: unanswered, profile: slow });
+    await eventually(() => a.ownership.ownedShards().size > 0, "a owns shards");
+    const key = memberKeys.build("actor-e");
+    // Outages of different lengths, so that no phase of the renew timer lands every first try just after the end;
+    // the last one lasts 3.3 s of the 4 s renew deadline.
+    const lagsMs: number[] = [];
+    for (const outageMs of [1_000, 1_400, 1_800, 3_300]) {
+      await sleep(600);
+      outage = true;
+      await sleep(outageMs);
+      const before = (await a.topology.members.get(key))?.revision ?? 0;
+      outage = false;
+      const endedAt = Date.now();
+      await eventually(async () => ((await a.topology.members.get(key))?.revision ?? 0) > before, "a renew lands after the outage", 5_000);
+      lagsMs.push(Date.now() - endedAt);
+    }
+    t.diagnostic(`first renew after each outage: ${lagsMs.join(", ")} ms; shards lost: ${a.lost.length}`);
+    // A try every 2 × 100 ms while failing (a retry period and a read of as long before: up to 1.85 s).
+    assert.ok(Math.max(...lagsMs) < 450, `the first renew after an outage landed within 450 ms of it (${lagsMs.join(", ")} ms)`);
+    assert.deepEqual(a.lost, [], `no self-fencing (renew deadline ${slow.renewDeadlineMs} ms)`);
+    assert.ok(a.ownership.leaseFresh());
+    await a.ownership.stop();
+  });
+
   it("declares a paused member dead only after the lease expires (a probe timeout proves nothing)", async () => {
     const a = await member("actor-p");
     await eventually(() => a.ownership.ownedShards().size > 0, "a owns shards");

@@ -1,6 +1,6 @@
 // Fleet membership and shard ownership through NATS KV, compare-and-set only (docs/adr/0070-fleet-ownership.md).
 //
-// - Each member keeps `m.<name>` alive in bucket `members` (CAS renew every retryPeriodMs / 2) and answers probes on
+// - Each member keeps `m.<name>` alive in bucket `members` (CAS renew every retryPeriodMs / 4) and answers probes on
 //   `fleet.probe.<name>`; it subscribes before it announces itself.
 // - Desired owners come from rendezvous hashing with a load cap over the alive members; moves between live members
 //   wait until membership has been stable for stableAfterMs.
@@ -22,8 +22,12 @@ import { VERSION } from "../../../common/src/version.ts";
 import { DesiredAssignmentCache } from "../domain/assignment.ts";
 import { LivenessObserver } from "../domain/liveness.ts";
 
-/** How soon a failed renew is tried again (at most a retry period). */
-const RENEW_RETRY_AFTER_FAILURE_MS = 250;
+/**
+ * While renewals fail, each attempt waits this share of the retry period for its answer and the next one starts as
+ * long after it (250 ms each with the default profile): the first attempt after an election of the members bucket lands
+ * within half a second of it (ADR 0084).
+ */
+const FAILING_RENEW_SHARE = 8;
 const TIMED_OUT = Symbol("timed out");
 
 export interface LeaseProfile {
@@ -211,9 +215,10 @@ export class ShardOwnership {
     await this.join();
     await this.startWatches();
     this.watchConnection();
-    // Twice per retry period: the renew deadline has to outlast the time since the last renew plus the longest
-    // election of the members bucket (9 s on nats-server 2.9, against the default profile's 10 s; ADR 0084).
-    this.every(this.options.profile.retryPeriodMs / 2, () => this.renew());
+    // Four times per retry period: the renew deadline has to outlast the time since the last renew plus the longest
+    // election of the members bucket plus the first retry after it (9 s + 0.5 s on nats-server 2.9, against the
+    // default profile's 10 s; ADR 0084).
+    this.every(this.options.profile.retryPeriodMs / 4, () => this.renew());
     this.every(this.timings.probeIntervalMs, () => this.probePeers());
     this.every(Math.min(250, this.options.profile.retryPeriodMs), () => this.checkLease());
     await this.reconcile();
@@ -348,10 +353,10 @@ export class ShardOwnership {
   private renewing: Promise<void> | undefined;
 
   /**
-   * One renew: compare-and-set of our member record. Bounded by the retry period (a bucket without a leader may leave
-   * the request unanswered for the client's whole timeout), and after a failure tried again within
-   * RENEW_RETRY_AFTER_FAILURE_MS rather than a retry period later: an election of the members bucket (4-9 s after a
-   * NATS node crash) must cost no more of the renew deadline than it lasts (ADR 0084).
+   * One renew: compare-and-set of our member record. Bounded by the retry period (a bucket without a leader leaves the
+   * request unanswered for the client's whole timeout), and while renewals fail by an eighth of it, with the next try
+   * an eighth later: an election of the members bucket (4-9 s after a NATS node crash) must cost no more of the renew
+   * deadline than it lasts (ADR 0084).
    */
   private renew(): Promise<void> {
     if (this.stopped) return Promise.resolve();
@@ -362,7 +367,7 @@ export class ShardOwnership {
       } finally {
         this.renewing = undefined;
       }
-      if (!renewed && !this.stopped) setTimeout(() => void this.renew(), Math.min(RENEW_RETRY_AFTER_FAILURE_MS, this.options.profile.retryPeriodMs)).unref();
+      if (!renewed && !this.stopped) setTimeout(() => void this.renew(), this.options.profile.retryPeriodMs / FAILING_RENEW_SHARE).unref();
     })();
     return this.renewing;
   }
@@ -371,25 +376,25 @@ export class ShardOwnership {
   private async renewOnce(): Promise<boolean> {
     const key = memberKeys.build(this.options.name);
     const sentMs = this.now();
-    const bound = <T>(call: Promise<T>): Promise<T | typeof TIMED_OUT> =>
-      Promise.race([call, new Promise<typeof TIMED_OUT>((resolve) => setTimeout(() => resolve(TIMED_OUT), this.options.profile.retryPeriodMs).unref())]);
+    const { retryPeriodMs } = this.options.profile;
+    const bound = <T>(call: Promise<T>, boundMs: number): Promise<T | typeof TIMED_OUT> =>
+      Promise.race([call, new Promise<typeof TIMED_OUT>((resolve) => setTimeout(() => resolve(TIMED_OUT), boundMs).unref())]);
+    // An answer that comes after the bound still renews: the write landed no earlier than it was sent.
+    const answer = this.options.members.update(key, this.memberRecord(this.leaving ? "leaving" : "alive"), this.memberRevision).then((revision) => {
+      this.renewed(sentMs, revision);
+    });
+    answer.catch(() => undefined);
     try {
-      const revision = await bound(this.options.members.update(key, this.memberRecord(this.leaving ? "leaving" : "alive"), this.memberRevision));
-      if (revision === TIMED_OUT) throw new Error(`members bucket did not answer the renew within ${this.options.profile.retryPeriodMs} ms`);
-      this.memberRevision = revision;
-      const sinceLastRenewMs = Math.round(sentMs - this.lastRenewSentMs);
-      this.lastRenewSentMs = sentMs;
-      if (this.renewsFailing) {
-        this.options.logger.info({ sinceLastRenewMs }, "lease renewed again");
-        // Peers could not renew either while we could not: their lease clocks start again from now.
-        this.renewsFailing = false;
-        this.liveness.reconnect(this.now());
+      if ((await bound(answer, this.renewsFailing ? retryPeriodMs / FAILING_RENEW_SHARE : retryPeriodMs)) === TIMED_OUT) {
+        // No answer at all: the bucket has no leader or the connection is down. Reading the record would wait as long.
+        this.renewFailed(new Error(`members bucket did not answer the renew within the bound (retry period ${retryPeriodMs} ms)`));
+        return false;
       }
     } catch (error) {
       // A renew in flight when stop() wrote `dead` loses the compare-and-set; a stopped member never re-joins.
       if (this.stopped) return true;
-      // Bounded: the next renew must not wait behind this read (the bucket may have no leader for seconds).
-      const read = await bound(this.options.members.get(key).catch(() => null));
+      // Bounded: the next renew must not wait behind this read.
+      const read = await bound(this.options.members.get(key).catch(() => null), retryPeriodMs);
       const entry = read === TIMED_OUT ? null : read;
       const current = decode(entry, (b) => codecs.memberRecord.decode(b));
       if (current && (current.incarnation !== this.incarnation || current.state === "dead")) {
@@ -405,17 +410,36 @@ export class ShardOwnership {
         // came after the bound). Without this, every later compare-and-set would fail until a peer declared us dead.
         this.memberRevision = entry.revision;
       }
-      // Logged once per run of failures (they repeat every 250 ms while the bucket has no leader).
-      if (this.renewsFailing) this.options.logger.debug({ err: error }, "lease renew failed again");
-      else this.options.logger.warn({ err: error }, "lease renew failed; retrying every 250 ms");
-      // While our own renewals fail (members bucket without a leader, say), the peers' fail too: their silence
-      // proves nothing, so their lease clocks pause as they do while we are disconnected.
-      this.renewsFailing = true;
-      this.liveness.disconnect();
+      this.renewFailed(error);
       return false;
     }
     this.scheduleReconcile();
     return true;
+  }
+
+  /** A renew answered: the lease counts from when it was sent (answers after their bound may come out of order). */
+  private renewed(sentMs: number, revision: number): void {
+    if (this.stopped) return;
+    if (revision > this.memberRevision) this.memberRevision = revision;
+    if (sentMs <= this.lastRenewSentMs) return;
+    const sinceLastRenewMs = Math.round(sentMs - this.lastRenewSentMs);
+    this.lastRenewSentMs = sentMs;
+    if (this.renewsFailing) {
+      this.options.logger.info({ sinceLastRenewMs }, "lease renewed again");
+      // Peers could not renew either while we could not: their lease clocks start again from now.
+      this.renewsFailing = false;
+      this.liveness.reconnect(this.now());
+    }
+  }
+
+  private renewFailed(error: unknown): void {
+    // Logged once per run of failures (they repeat every eighth of a retry period while the bucket has no leader).
+    if (this.renewsFailing) this.options.logger.debug({ err: error }, "lease renew failed again");
+    else this.options.logger.warn({ err: error }, "lease renew failed; retrying every eighth of a retry period");
+    // While our own renewals fail (members bucket without a leader, say), the peers' fail too: their silence
+    // proves nothing, so their lease clocks pause as they do while we are disconnected.
+    this.renewsFailing = true;
+    this.liveness.disconnect();
   }
 
   private checkLease(): void {

@@ -30,14 +30,14 @@ describe("watcher lease elector", async () => {
     await nc.close();
   });
 
-  function elector(key: string, kv: KV) {
+  function elector(key: string, kv: KV, timings: typeof TIMINGS = TIMINGS) {
     const transitions: string[] = [];
     const revisions: number[] = [];
     const lease = new LeaseElector({
       kv,
       logger: createLogger({ service: "watcher", instance: "test", level: "silent", format: "json" }),
       metrics: createWatcherMetrics(new Registry()),
-      options: { key, holder: "watcher-0", incarnation: `inc-${key}`, ...TIMINGS },
+      options: { key, holder: "watcher-0", incarnation: `inc-${key}`, ...timings },
       callbacks: {
         onStartedLeading: (revision) => {
           transitions.push("started");
@@ -74,6 +74,45 @@ describe("watcher lease elector", async () => {
     assert.deepEqual(transitions, ["started"], "no step-down and no re-acquisition");
     const entry = await leases.get("lossy");
     assert.ok(entry && Date.now() - entry.created.getTime() < TIMINGS.renewDeadlineMs, "still renewing");
+    await lease.stop({ release: true });
+  });
+
+  // A crash of the NATS node leading the leases bucket leaves it without a leader for 4-9 s: a renew sent meanwhile is
+  // never answered. Each such try used to wait until the client's timeout, so the first renew after the election could
+  // come seconds late, past the renew deadline.
+  it("renews within a moment of the leases bucket answering again after an election (writes unanswered, not refused)", async (t) => {
+    // The default profile's proportions (15 s / 10 s / 2 s) at 40%.
+    const slow = { leaseDurationMs: 6_000, renewDeadlineMs: 4_000, retryPeriodMs: 800 };
+    let outage = false;
+    // A request to a leaderless stream is dropped: the write does not land and the client times out (here after 2 s).
+    const unanswered = new Proxy(leases, {
+      get(target, property, receiver) {
+        const value: unknown = Reflect.get(target, property, receiver);
+        if ((property !== "update" && property !== "get") || typeof value !== "function") return value;
+        return (...args: unknown[]) =>
+          outage ? sleep(2_000).then(() => Promise.reject(new Error("TimeoutError: timeout"))) : (Reflect.apply(value, target, args) as Promise<unknown>);
+      },
+    });
+    const { lease, transitions } = elector("election", unanswered, slow);
+    lease.start();
+    await eventually("it leads", () => lease.isLeader);
+    // Outages of different lengths, so that no phase of the renew timer lands every first try just after the end;
+    // the last one lasts 3.3 s of the 4 s renew deadline.
+    const lagsMs: number[] = [];
+    for (const outageMs of [1_000, 1_400, 1_800, 3_300]) {
+      await sleep(600);
+      outage = true;
+      await sleep(outageMs);
+      const before = (await leases.get("election"))?.revision ?? 0;
+      outage = false;
+      const endedAt = Date.now();
+      await eventually("a renew lands after the outage", async () => ((await leases.get("election"))?.revision ?? 0) > before);
+      lagsMs.push(Date.now() - endedAt);
+    }
+    t.diagnostic(`first renew after each outage: ${lagsMs.join(", ")} ms; transitions ${transitions.join(", ")}`);
+    // A try every 2 × 100 ms while failing (each used to wait for the client's 2 s timeout).
+    assert.ok(Math.max(...lagsMs) < 450, `the first renew after an outage landed within 450 ms of it (${lagsMs.join(", ")} ms)`);
+    assert.deepEqual(transitions, ["started"], "no step-down");
     await lease.stop({ release: true });
   });
 

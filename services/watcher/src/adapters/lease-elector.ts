@@ -1,5 +1,5 @@
 // Runs the active/standby protocol of domain/lease.ts against the `leases` KV bucket: the holder renews by
-// compare-and-set twice per retry period and stops acting once it has failed to renew for the renew deadline; a standby
+// compare-and-set four times per retry period and stops acting once it has failed to renew for the renew deadline; a standby
 // polls the key and takes over an unchanged lease after a full lease duration on its own monotonic clock.
 import { setTimeout as sleep } from "node:timers/promises";
 import type { KV } from "@nats-io/kv";
@@ -25,8 +25,12 @@ export interface LeaseCallbacks {
   onStoppedLeading(reason: "lost" | "renew-deadline" | "released"): void;
 }
 
-/** How soon a failed renew is tried again (at most a retry period). */
-const RENEW_RETRY_AFTER_FAILURE_MS = 250;
+/**
+ * While renewals fail, each attempt waits this share of the retry period for its answer and the next one starts as
+ * long after it (250 ms each with the default profile): the first attempt after an election of the leases bucket lands
+ * within half a second of it (ADR 0084).
+ */
+const FAILING_RENEW_SHARE = 8;
 
 /** A KV call did not answer before the renew deadline. */
 export class LeaseTimeoutError extends Error {
@@ -46,6 +50,7 @@ export class LeaseElector {
   private leading = false;
   private revision = 0;
   private lastRenewMs = 0;
+  private renewsFailing = false;
   private memory: StandbyMemory | undefined;
   private observed = false;
   /** Counted once per undecodable revision, not once per poll. */
@@ -142,13 +147,14 @@ export class LeaseElector {
         this.logger.info({ failedRounds }, "lease rounds succeed again");
         failedRounds = 0;
       }
-      // A failed renew is tried again soon, and the holder renews twice per retry period: the renew deadline has to
-      // outlast the time since the last renew plus an election of the leases bucket (4-9 s after a NATS node crash
-      // on nats-server 2.9, against the default 10 s deadline; ADR 0084).
+      // A failed renew is tried again soon, and the holder renews four times per retry period: the renew deadline has
+      // to outlast the time since the last renew plus an election of the leases bucket (4-9 s after a NATS node crash
+      // on nats-server 2.9, against the default 10 s deadline) plus the first retry after it (ADR 0084).
+      this.renewsFailing = renewFailed;
       const delayMs = renewFailed
-        ? Math.min(RENEW_RETRY_AFTER_FAILURE_MS, this.options.retryPeriodMs)
+        ? this.options.retryPeriodMs / FAILING_RENEW_SHARE
         : this.leading
-          ? this.options.retryPeriodMs / 2
+          ? this.options.retryPeriodMs / 4
           : this.options.retryPeriodMs * (1 + 0.2 * this.random());
       try {
         await sleep(delayMs, undefined, { signal });
@@ -158,9 +164,9 @@ export class LeaseElector {
     }
   }
 
-  /** Bounds a KV call by the time left before the renew deadline. */
-  private async withinDeadline<T>(call: Promise<T>): Promise<T> {
-    const leftMs = Math.max(0, this.options.renewDeadlineMs - (this.now() - this.lastRenewMs));
+  /** Bounds a KV call by the time left before the renew deadline (and by `boundMs`, if shorter). */
+  private async withinDeadline<T>(call: Promise<T>, boundMs = Number.POSITIVE_INFINITY): Promise<T> {
+    const leftMs = Math.min(boundMs, Math.max(0, this.options.renewDeadlineMs - (this.now() - this.lastRenewMs)));
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new LeaseTimeoutError(`no answer within ${leftMs} ms`)), leftMs);
@@ -174,9 +180,14 @@ export class LeaseElector {
 
   /** True when the lease was renewed. */
   private async renew(): Promise<boolean> {
+    const sentMs = this.now();
+    // An answer that comes after its bound still renews: the write landed no earlier than it was sent. The bound is a
+    // retry period, and an eighth of one while renewals fail (the bucket may have no leader for seconds: requests go
+    // unanswered until the client's timeout), so that the first try after the bucket's election goes out soon after it.
+    const answer = this.kv.update(this.options.key, this.record(this.options.holder), this.revision).then((revision) => this.renewed(sentMs, revision));
+    answer.catch(() => undefined);
     try {
-      this.revision = await this.withinDeadline(this.kv.update(this.options.key, this.record(this.options.holder), this.revision));
-      this.lastRenewMs = this.now();
+      await this.withinDeadline(answer, this.options.retryPeriodMs / (this.renewsFailing ? FAILING_RENEW_SHARE : 1));
       return true;
     } catch (error) {
       if (isWrongLastSequence(error)) {
@@ -191,6 +202,13 @@ export class LeaseElector {
       }
       return false;
     }
+  }
+
+  /** A renew answered, maybe after its bound (answers may then come out of order). */
+  private renewed(sentMs: number, revision: number): void {
+    if (!this.leading) return;
+    if (revision > this.revision) this.revision = revision;
+    if (sentMs > this.lastRenewMs) this.lastRenewMs = sentMs;
   }
 
   /**
