@@ -169,6 +169,8 @@ describe("validateUpdate StatefulSet (upstream TestValidateStatefulSetUpdate)", 
     ["update min ready seconds 2", mkStatefulSet(validTemplate(), tweakMinReadySeconds(5)), mkStatefulSet(validTemplate(), tweakMinReadySeconds(10))],
     ["update existing instance with now-invalid name", mkStatefulSet(validTemplate(), tweakFinalizers("final")), mkStatefulSet(validTemplate(), tweakFinalizers())],
     ["update existing instance with .spec.ordinals.start", mkStatefulSet(validTemplate()), mkStatefulSet(validTemplate(), tweakOrdinalsStart(3))],
+    // Mutable since 1.33 (the allow-list message names it).
+    ["update revision history limit", mkStatefulSet(validTemplate()), mkStatefulSet(validTemplate(), (s) => (spec(s)["revisionHistoryLimit"] = 3))],
   ];
   for (const [name, old, update] of success) {
     it(`success case ${name}`, () => assert.deepEqual(validateUpdate(STS, "", withRV(update), withRV(old)), []));
@@ -204,7 +206,7 @@ describe("validateUpdate StatefulSet (upstream TestValidateStatefulSetUpdate)", 
     const causes = validateUpdate(STS, "", mkStatefulSet(validTemplate(), tweakServiceName("b")), mkStatefulSet(validTemplate(), tweakServiceName("a")));
     assert.equal(
       invalidStatus(STS, "abc", causes)["message"],
-      "StatefulSet.apps \"abc\" is invalid: spec: Forbidden: updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden",
+      "StatefulSet.apps \"abc\" is invalid: spec: Forbidden: updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'revisionHistoryLimit', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden",
     );
   });
 

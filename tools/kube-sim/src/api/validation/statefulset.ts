@@ -128,8 +128,8 @@ export function validateStatefulSet(sts: JsonObject): Cause[] {
   return [...validateObjectMeta(getObject(sts, "metadata"), true, nameIsDNSLabel), ...validateStatefulSetSpec(getObject(sts, "spec") ?? {})];
 }
 
-/** The spec fields ValidateStatefulSetUpdate lets change. */
-const MUTABLE_SPEC_FIELDS = ["replicas", "template", "updateStrategy", "minReadySeconds", "ordinals", "persistentVolumeClaimRetentionPolicy"];
+/** The spec fields ValidateStatefulSetUpdate lets change (revisionHistoryLimit since 1.33). */
+const MUTABLE_SPEC_FIELDS = ["replicas", "template", "updateStrategy", "revisionHistoryLimit", "minReadySeconds", "ordinals", "persistentVolumeClaimRetentionPolicy"];
 
 /** ValidateStatefulSetUpdate: spec validation without the name rule, then the update allow-list. */
 export function validateStatefulSetUpdate(sts: JsonObject, old: JsonObject): Cause[] {
@@ -146,7 +146,7 @@ export function validateStatefulSetUpdate(sts: JsonObject, old: JsonObject): Cau
     causes.push(
       forbidden(
         "spec",
-        "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden",
+        "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'revisionHistoryLimit', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden",
       ),
     );
   }
