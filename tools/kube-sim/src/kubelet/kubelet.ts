@@ -55,6 +55,25 @@ function setCondition(conditions: Condition[], type: string, status: "True" | "F
   return existing === undefined ? [...conditions, next] : conditions.map((c) => (c.type === type ? next : c));
 }
 
+/** The taint a cordoned node stands for; a pod that tolerates it is scheduled anyway (the NodeUnschedulable plugin). */
+const UNSCHEDULABLE_TAINT = "node.kubernetes.io/unschedulable";
+/** The default scheduler's message for a pod no node takes because the only node is cordoned (one node). */
+const CORDONED_MESSAGE = "0/1 nodes are available: 1 node(s) were unschedulable. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.";
+
+/** True when one of the pod's tolerations matches the unschedulable taint (effect NoSchedule). */
+function toleratesUnschedulable(pod: KubeObject): boolean {
+  const tolerations = getPath(pod, ["spec", "tolerations"]);
+  if (!Array.isArray(tolerations)) return false;
+  return tolerations.filter(isRecord).some((t) => {
+    const effect = t["effect"];
+    if (effect !== undefined && effect !== "" && effect !== "NoSchedule") return false;
+    const key = t["key"] ?? "";
+    // An empty key with operator Exists matches every taint.
+    if (key === "") return t["operator"] === "Exists";
+    return key === UNSCHEDULABLE_TAINT && (t["operator"] === "Exists" || (t["value"] ?? "") === "");
+  });
+}
+
 export class Kubelet {
   private readonly registry: Registry;
   private readonly options: KubeletOptions;
@@ -62,6 +81,8 @@ export class Kubelet {
   private readonly unsubscribe: () => void;
   private ipCounter = 0;
   private stopped = false;
+  /** Pods left unscheduled because the node was cordoned, by uid: tried again when the node changes. */
+  private readonly waiting = new Map<string, { readonly namespace: string; readonly name: string }>();
 
   constructor(registry: Registry, options: KubeletOptions) {
     for (const [k, v] of Object.entries(options)) {
@@ -137,6 +158,7 @@ export class Kubelet {
   private observe(event: StoreEvent): void {
     if (event.resourceKey === "/pods") this.observePod(event);
     else if (event.resourceKey === "/persistentvolumeclaims") this.observeClaim(event);
+    else if (event.resourceKey === "/nodes" && event.type === "MODIFIED") this.retryWaiting();
   }
 
   // ---- pods ----
@@ -145,6 +167,7 @@ export class Kubelet {
     const uid = event.entry.uid;
     if (event.type === "DELETED") {
       this.cancel(`${uid}/`);
+      this.waiting.delete(uid);
       return;
     }
     const pod = JSON.parse(event.entry.json) as KubeObject;
@@ -181,13 +204,43 @@ export class Kubelet {
     if (pod === undefined || pod.metadata.deletionTimestamp !== undefined) return;
     const spec = (pod["spec"] ?? {}) as Record<string, unknown>;
     if (typeof spec["nodeName"] === "string" && spec["nodeName"] !== "") return;
-    spec["nodeName"] = this.options.nodeName;
+    const uid = pod.metadata.uid ?? "";
     const status = (isRecord(pod["status"]) ? pod["status"] : {});
     const now = rfc3339(this.registry.now());
+    if (this.nodeCordoned() && !toleratesUnschedulable(pod)) {
+      // As the default scheduler: the pod stays Pending with PodScheduled False until the node is uncordoned.
+      this.waiting.set(uid, { namespace: pod.metadata.namespace ?? "", name: pod.metadata.name ?? "" });
+      const conditions = (status["conditions"] ?? []) as Condition[];
+      const before = conditions.find((c) => c.type === "PodScheduled");
+      if (before?.status === "False" && before.reason === "Unschedulable") return;
+      status["phase"] ??= "Pending";
+      status["conditions"] = setCondition(conditions, "PodScheduled", "False", now, "Unschedulable", CORDONED_MESSAGE);
+      pod["status"] = status;
+      this.registry.writeInternal(mustFind("", "pods"), pod);
+      return;
+    }
+    this.waiting.delete(uid);
+    spec["nodeName"] = this.options.nodeName;
     status["phase"] ??= "Pending";
     status["conditions"] = setCondition((status["conditions"] ?? []) as Condition[], "PodScheduled", "True", now);
     pod["status"] = status;
     this.registry.writeInternal(mustFind("", "pods"), pod);
+  }
+
+  /** `spec.unschedulable` of the node (kubectl cordon sets it). */
+  private nodeCordoned(): boolean {
+    if (!RESOURCES.some((r) => r.group === "" && r.resource === "nodes")) return false;
+    const node = this.registry.tryGet(mustFind("", "nodes"), "", this.options.nodeName);
+    return node !== undefined && getPath(node, ["spec", "unschedulable"]) === true;
+  }
+
+  private retryWaiting(): void {
+    if (this.waiting.size === 0 || this.nodeCordoned()) return;
+    for (const [uid, { namespace, name }] of this.waiting) {
+      this.waiting.delete(uid);
+      const pod = this.current(namespace, name, uid);
+      if (pod !== undefined) this.later(`${uid}/schedule`, this.options.scheduleDelayMs, () => this.schedule(pod));
+    }
   }
 
   private start(namespace: string, name: string, uid: string): void {

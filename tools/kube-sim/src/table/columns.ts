@@ -281,7 +281,9 @@ const nodes: Printer = {
   columns: [NAME, col("Status"), col("Roles"), AGE, col("Version")],
   row(node, now) {
     const ready = records(getPath(node, ["status", "conditions"])).find((c) => c["type"] === "Ready");
-    return [node.metadata.name ?? "", ready?.["status"] === "True" ? "Ready" : "NotReady", "<none>", age(node, now), str(getPath(node, ["status", "nodeInfo", "kubeletVersion"]), "")];
+    // As upstream's printNode: a cordoned node reads "Ready,SchedulingDisabled".
+    const status = [ready?.["status"] === "True" ? "Ready" : "NotReady", ...(getPath(node, ["spec", "unschedulable"]) === true ? ["SchedulingDisabled"] : [])].join(",");
+    return [node.metadata.name ?? "", status, "<none>", age(node, now), str(getPath(node, ["status", "nodeInfo", "kubeletVersion"]), "")];
   },
 };
 

@@ -1,0 +1,120 @@
+// The simulated scheduler honours a cordoned node as the default scheduler's NodeUnschedulable plugin does: new pods
+// stay Pending with PodScheduled False (reason Unschedulable) until the node is uncordoned, unless they tolerate the
+// node.kubernetes.io/unschedulable taint. Checked in-process and with kubectl cordon/uncordon when kubectl is present.
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import type { KubeSim } from "../main.ts";
+import { startKubeSim } from "../main.ts";
+import { INTERNAL_WRITE } from "../registry/registry.ts";
+import { mustFind } from "../resources.ts";
+import { Kubectl, findKubectl, until } from "../testing/kubectl.ts";
+import type { KubeObject } from "../types.ts";
+import { getPath } from "../types.ts";
+
+const PODS = mustFind("", "pods");
+const CLAIMS = mustFind("", "persistentvolumeclaims");
+const NODES = mustFind("", "nodes");
+const binary = findKubectl();
+
+const TOLERATE_CORDON = [{ key: "node.kubernetes.io/unschedulable", operator: "Exists", effect: "NoSchedule" }];
+
+function pod(name: string, tolerations?: unknown[], claimName?: string): KubeObject {
+  return {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name, namespace: "default" },
+    spec: {
+      containers: [{ name: "c", image: "nginx:1.27" }],
+      ...(tolerations ? { tolerations } : {}),
+      ...(claimName !== undefined ? { volumes: [{ name: "data", persistentVolumeClaim: { claimName } }] } : {}),
+    },
+  };
+}
+
+function claim(name: string): KubeObject {
+  return { apiVersion: "v1", kind: "PersistentVolumeClaim", metadata: { name, namespace: "default" }, spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "1Gi" } } } };
+}
+
+describe("kube-sim scheduler: cordoned node", () => {
+  let sim: KubeSim;
+  let dir: string;
+  const nodeName = "cordon-node";
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), "kube-sim-cordon-"));
+    sim = await startKubeSim({ port: 0, kubeconfigOut: join(dir, "kubeconfig"), kubelet: { nodeName, startDelayMs: 20 } });
+  });
+  after(async () => {
+    await sim.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const get = (name: string): KubeObject | undefined => sim.registry.tryGet(PODS, "default", name);
+  const scheduledCondition = (name: string) =>
+    ((getPath(get(name) ?? { metadata: {} }, ["status", "conditions"]) ?? []) as { type: string; status: string; reason?: string; message?: string }[]).find(
+      (c) => c.type === "PodScheduled",
+    );
+  const setUnschedulable = (value: boolean): void => {
+    const node = sim.registry.get(NODES, "", nodeName);
+    const spec = (node["spec"] ?? {}) as Record<string, unknown>;
+    if (value) spec["unschedulable"] = true;
+    else delete spec["unschedulable"];
+    node["spec"] = spec;
+    sim.registry.writeInternal(NODES, node);
+  };
+
+  it("keeps new pods Pending and Unschedulable while the node is cordoned, and schedules them once it is not", async () => {
+    setUnschedulable(true);
+    sim.registry.create(PODS, "default", pod("waits"), INTERNAL_WRITE);
+    sim.registry.create(PODS, "default", pod("tolerates", TOLERATE_CORDON), INTERNAL_WRITE);
+    const condition = await until("PodScheduled False", () => (scheduledCondition("waits")?.status === "False" ? scheduledCondition("waits") : undefined));
+    assert.equal(condition.reason, "Unschedulable");
+    assert.match(condition.message ?? "", /1 node\(s\) were unschedulable/);
+    // A pod that tolerates the taint goes to the node anyway (as DaemonSet pods do).
+    await until("the tolerating pod runs", () => (getPath(get("tolerates") ?? { metadata: {} }, ["status", "phase"]) === "Running" ? true : undefined));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.equal(getPath(get("waits") ?? { metadata: {} }, ["spec", "nodeName"]), undefined, "not bound while cordoned");
+    assert.equal(getPath(get("waits") ?? { metadata: {} }, ["status", "phase"]), "Pending");
+    setUnschedulable(false);
+    await until("scheduled after uncordon", () => (getPath(get("waits") ?? { metadata: {} }, ["status", "phase"]) === "Running" ? true : undefined));
+    assert.equal(scheduledCondition("waits")?.status, "True");
+    assert.equal(getPath(get("waits") ?? { metadata: {} }, ["spec", "nodeName"]), nodeName);
+  });
+
+  it("pvc-protection counts only scheduled pods: a claim of a pod that is not scheduled can go", async () => {
+    setUnschedulable(true);
+    try {
+      for (const name of ["of-pending", "of-running"]) sim.registry.create(CLAIMS, "default", claim(name), INTERNAL_WRITE);
+      sim.registry.create(PODS, "default", pod("pending-user", undefined, "of-pending"), INTERNAL_WRITE);
+      sim.registry.create(PODS, "default", pod("running-user", TOLERATE_CORDON, "of-running"), INTERNAL_WRITE);
+      await until("the pending pod is Unschedulable", () => (scheduledCondition("pending-user")?.reason === "Unschedulable" ? true : undefined));
+      await until("the other pod runs", () => (getPath(get("running-user") ?? { metadata: {} }, ["status", "phase"]) === "Running" ? true : undefined));
+      for (const name of ["of-pending", "of-running"]) sim.registry.delete(CLAIMS, "default", name, {}, INTERNAL_WRITE);
+      await until("the pending pod's claim is gone", () => (sim.registry.tryGet(CLAIMS, "default", "of-pending") === undefined ? true : undefined));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const kept = sim.registry.tryGet(CLAIMS, "default", "of-running");
+      assert.ok(kept?.metadata.deletionTimestamp !== undefined, "the running pod's claim waits for its pod");
+      assert.deepEqual(kept.metadata.finalizers, ["kubernetes.io/pvc-protection"]);
+    } finally {
+      setUnschedulable(false);
+    }
+  });
+
+  it("kubectl cordon and uncordon", { skip: binary === undefined ? "kubectl is not on the PATH (set KUBECTL to a kubectl 1.32 binary)" : false }, async () => {
+    const kubectl = new Kubectl(binary ?? "", join(dir, "kubeconfig"));
+    try {
+      assert.match(await kubectl.ok(["cordon", nodeName]), /cordoned/);
+      assert.equal(getPath(sim.registry.get(NODES, "", nodeName), ["spec", "unschedulable"]), true);
+      await kubectl.ok(["run", "cordoned", "--image=nginx:1.27", "--restart=Never"]);
+      await until("PodScheduled False", () => (scheduledCondition("cordoned")?.reason === "Unschedulable" ? true : undefined));
+      assert.match(await kubectl.ok(["get", "node", nodeName]), /SchedulingDisabled/);
+      assert.match(await kubectl.ok(["uncordon", nodeName]), /uncordoned/);
+      await until("scheduled after uncordon", () => (getPath(get("cordoned") ?? { metadata: {} }, ["status", "phase"]) === "Running" ? true : undefined));
+    } finally {
+      kubectl.cleanup();
+    }
+  });
+});
