@@ -246,6 +246,10 @@ export class GarbageCollector {
       const obj = parse(pod);
       const phase = getPath(obj, ["status", "phase"]);
       if (phase === "Succeeded" || phase === "Failed") continue;
+      // As upstream's podUsesPVC: only a scheduled pod uses its claims (a kubelet never starts a pod whose claim is
+      // being deleted, and it sees pods only once they are scheduled).
+      const nodeName = getPath(obj, ["spec", "nodeName"]);
+      if (typeof nodeName !== "string" || nodeName === "") continue;
       const volumes = getPath(obj, ["spec", "volumes"]);
       for (const v of Array.isArray(volumes) ? volumes : []) {
         const claim = getPath(v, ["persistentVolumeClaim", "claimName"]);
