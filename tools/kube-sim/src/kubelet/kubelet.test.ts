@@ -1,6 +1,8 @@
 // The simulated scheduler honours a cordoned node as the default scheduler's NodeUnschedulable plugin does: new pods
 // stay Pending with PodScheduled False (reason Unschedulable) until the node is uncordoned, unless they tolerate the
 // node.kubernetes.io/unschedulable taint. Checked in-process and with kubectl cordon/uncordon when kubectl is present.
+// Also the kubelet's side of a pod spec: probes time Ready, and an image reference that does not parse is
+// InvalidImageName.
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,6 +13,7 @@ import { startKubeSim } from "../main.ts";
 import { INTERNAL_WRITE } from "../registry/registry.ts";
 import { mustFind } from "../resources.ts";
 import { Kubectl, findKubectl, until } from "../testing/kubectl.ts";
+import { invalidImageMessage, probeTimingMs } from "./kubelet.ts";
 import type { KubeObject } from "../types.ts";
 import { getPath } from "../types.ts";
 
@@ -116,5 +119,75 @@ describe("kube-sim scheduler: cordoned node", () => {
     } finally {
       kubectl.cleanup();
     }
+  });
+});
+
+describe("kube-sim kubelet: image references", () => {
+  it("parses what distribution/reference parses", () => {
+    const digest = `sha256:${"a".repeat(64)}`;
+    for (const image of ["nginx", "nginx:1.27", "docker.io/library/nginx:1.27-alpine", "registry.k8s.io/pause:3.10", "localhost:5000/a/b_c", `nginx@${digest}`, `ghcr.io/o/r:v1@${digest}`, "Registry.Example.com/app", "my__repo", "a-b--c"]) {
+      assert.equal(invalidImageMessage(image), undefined, image);
+    }
+  });
+
+  it("rejects what a kubelet cannot pull, with its message", () => {
+    for (const image of ["nginx:", "nginx::1", "-nginx", "a//b", "nginx:tag with space", "nginx@sha256:abc", " nginx", "nginx_"]) {
+      assert.match(invalidImageMessage(image) ?? "", /^Failed to apply default image tag ".*": couldn't parse image name ".*": invalid reference format$/, image);
+    }
+    assert.equal(invalidImageMessage("NGINX"), 'Failed to apply default image tag "NGINX": couldn\'t parse image name "NGINX": invalid reference format: repository name must be lowercase');
+  });
+});
+
+describe("kube-sim kubelet: probes", () => {
+  it("times started and Ready from the probes' initial delays, periods and success thresholds", () => {
+    assert.deepEqual(probeTimingMs({ name: "c" }), { startedAfterMs: 0, readyAfterMs: 0 });
+    assert.deepEqual(probeTimingMs({ readinessProbe: { initialDelaySeconds: 5 } }), { startedAfterMs: 0, readyAfterMs: 5_000 });
+    assert.deepEqual(probeTimingMs({ readinessProbe: { initialDelaySeconds: 5, periodSeconds: 2, successThreshold: 3 } }), { startedAfterMs: 0, readyAfterMs: 9_000 });
+    assert.deepEqual(probeTimingMs({ startupProbe: { initialDelaySeconds: 7 }, readinessProbe: { initialDelaySeconds: 5 } }), { startedAfterMs: 7_000, readyAfterMs: 7_000 });
+  });
+});
+
+describe("kube-sim kubelet: pods over the API", () => {
+  let sim: KubeSim;
+  before(async () => {
+    sim = await startKubeSim({ port: 0, kubelet: { startDelayMs: 20 } });
+  });
+  after(async () => {
+    await sim.stop();
+  });
+  const get = (name: string): KubeObject => sim.registry.tryGet(PODS, "default", name) ?? { metadata: {} };
+  const condition = (name: string, type: string) =>
+    ((getPath(get(name), ["status", "conditions"]) ?? []) as { type: string; status: string }[]).find((c) => c.type === type)?.status;
+
+  it("an image that does not parse keeps the pod Pending in InvalidImageName until the image is fixed", async () => {
+    sim.registry.create(PODS, "default", { ...pod("bad-image"), spec: { containers: [{ name: "c", image: "NGINX:1.27" }] } }, INTERNAL_WRITE);
+    const waiting = await until("InvalidImageName", () => {
+      const statuses = (getPath(get("bad-image"), ["status", "containerStatuses"]) ?? []) as { state?: { waiting?: { reason?: string; message?: string } } }[];
+      const state = statuses[0]?.state?.waiting;
+      return state?.reason === "InvalidImageName" ? state : undefined;
+    });
+    assert.match(waiting.message ?? "", /must be lowercase/);
+    assert.equal(getPath(get("bad-image"), ["status", "phase"]), "Pending");
+    assert.equal(condition("bad-image", "Ready"), "False");
+    const fixed = get("bad-image");
+    ((fixed["spec"] as { containers: Record<string, unknown>[] }).containers[0] ?? {})["image"] = "nginx:1.27";
+    sim.registry.writeInternal(PODS, fixed);
+    await until("Running once the image parses", () => (getPath(get("bad-image"), ["status", "phase"]) === "Running" ? true : undefined));
+  });
+
+  it("a readiness probe's initial delay holds Ready; the ready annotation overrides it", async () => {
+    const probed = (name: string, annotations?: Record<string, string>): KubeObject => ({
+      ...pod(name),
+      metadata: { name, namespace: "default", ...(annotations ? { annotations } : {}) },
+      spec: { containers: [{ name: "c", image: "nginx:1.27", readinessProbe: { httpGet: { path: "/", port: 80 }, initialDelaySeconds: 1 } }] },
+    });
+    sim.registry.create(PODS, "default", probed("probed"), INTERNAL_WRITE);
+    sim.registry.create(PODS, "default", probed("forced", { "sim.stsfleet.dev/ready": "true" }), INTERNAL_WRITE);
+    const createdAt = Date.now();
+    await until("Running", () => (getPath(get("probed"), ["status", "phase"]) === "Running" ? true : undefined));
+    await until("the forced pod is Ready at once", () => (condition("forced", "Ready") === "True" ? true : undefined));
+    assert.equal(condition("probed", "Ready"), "False", "not Ready before the probe's initial delay");
+    await until("Ready after the initial delay", () => (condition("probed", "Ready") === "True" ? true : undefined), 5_000);
+    assert.ok(Date.now() - createdAt >= 1_000, `Ready ${Date.now() - createdAt} ms after creation (initialDelaySeconds 1)`);
   });
 });

@@ -74,6 +74,48 @@ function toleratesUnschedulable(pod: KubeObject): boolean {
   });
 }
 
+/** distribution/reference's grammar for an image reference: [domain/]path[:tag][@digest]. */
+const DOMAIN_COMPONENT = "(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])";
+const PATH_COMPONENT = "[a-z0-9]+(?:(?:[._]|__|[-]+)[a-z0-9]+)*";
+const IMAGE_REFERENCE = new RegExp(
+  `^(?:${DOMAIN_COMPONENT}(?:\\.${DOMAIN_COMPONENT})*(?::[0-9]+)?/)?${PATH_COMPONENT}(?:/${PATH_COMPONENT})*` +
+    "(?::[\\w][\\w.-]{0,127})?(?:@[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,})?$",
+);
+
+/**
+ * Why a kubelet could not parse `image` (the message of its InvalidImageName waiting state), or undefined when it
+ * parses. A domain may have capitals; a repository path may not.
+ */
+export function invalidImageMessage(image: string): string | undefined {
+  const name = image.split("@")[0]?.replace(/:[\w][\w.-]{0,127}$/, "") ?? "";
+  if (IMAGE_REFERENCE.test(image) && name.length <= 255) return undefined;
+  const lowercase = IMAGE_REFERENCE.test(image.replace(/^([^/]*\/)?(.*)$/, (_m, domain: string | undefined, rest: string) => (domain ?? "") + rest.toLowerCase()));
+  const reason = lowercase ? "invalid reference format: repository name must be lowercase" : "invalid reference format";
+  return `Failed to apply default image tag "${image}": couldn't parse image name "${image}": ${reason}`;
+}
+
+/** Seconds of a probe field, or its default (the API server defaults periodSeconds 10, successThreshold 1). */
+function probeSeconds(probe: unknown, field: "initialDelaySeconds" | "periodSeconds" | "successThreshold", fallback: number): number {
+  const value = isRecord(probe) ? probe[field] : undefined;
+  return typeof value === "number" && value >= 0 ? value : fallback;
+}
+
+/**
+ * When a container of this spec is started and Ready after it starts, in ms, as its probes would pass on a real
+ * kubelet (the simulator runs nothing, so every probe succeeds at its first chance): started once the startup probe's
+ * initial delay has passed, Ready once started and the readiness probe has passed successThreshold times.
+ */
+export function probeTimingMs(container: Record<string, unknown>): { startedAfterMs: number; readyAfterMs: number } {
+  const startup = container["startupProbe"];
+  const readiness = container["readinessProbe"];
+  const startedAfterMs = isRecord(startup) ? probeSeconds(startup, "initialDelaySeconds", 0) * 1000 : 0;
+  if (!isRecord(readiness)) return { startedAfterMs, readyAfterMs: startedAfterMs };
+  const initialMs = probeSeconds(readiness, "initialDelaySeconds", 0) * 1000;
+  const periodMs = Math.max(1, probeSeconds(readiness, "periodSeconds", 10)) * 1000;
+  const passesMs = (Math.max(1, probeSeconds(readiness, "successThreshold", 1)) - 1) * periodMs;
+  return { startedAfterMs, readyAfterMs: Math.max(startedAfterMs, initialMs + passesMs) };
+}
+
 export class Kubelet {
   private readonly registry: Registry;
   private readonly options: KubeletOptions;
@@ -81,6 +123,8 @@ export class Kubelet {
   private readonly unsubscribe: () => void;
   private ipCounter = 0;
   private stopped = false;
+  /** When each running pod's containers started (performance.now()), for probe timing; by uid. */
+  private readonly startedAtMs = new Map<string, number>();
   /** Pods left unscheduled because the node was cordoned, by uid: tried again when the node changes. */
   private readonly waiting = new Map<string, { readonly namespace: string; readonly name: string }>();
 
@@ -168,6 +212,7 @@ export class Kubelet {
     if (event.type === "DELETED") {
       this.cancel(`${uid}/`);
       this.waiting.delete(uid);
+      this.startedAtMs.delete(uid);
       return;
     }
     const pod = JSON.parse(event.entry.json) as KubeObject;
@@ -249,6 +294,7 @@ export class Kubelet {
     const status = (isRecord(pod["status"]) ? pod["status"] : {});
     if (status["phase"] !== undefined && status["phase"] !== "Pending") return;
     const now = rfc3339(this.registry.now());
+    if (this.refuseInvalidImages(pod, status, now)) return;
     this.ipCounter++;
     const ip = `10.244.${Math.floor(this.ipCounter / 250) % 256}.${(this.ipCounter % 250) + 2}`;
     status["phase"] = "Running";
@@ -274,8 +320,51 @@ export class Kubelet {
       lastState: {},
     }));
     pod["status"] = status;
+    this.startedAtMs.set(uid, performance.now());
     this.applyAnnotations(pod, now);
     this.registry.writeInternal(mustFind("", "pods"), pod);
+  }
+
+  /**
+   * A container image that does not parse: as a kubelet, the pod stays Pending with that container waiting in
+   * InvalidImageName (and is re-examined when its images change). True when the pod was held for it.
+   */
+  private refuseInvalidImages(pod: KubeObject, status: Record<string, unknown>, now: string): boolean {
+    const containers = containersOf(pod);
+    const invalid = containers.map((c) => invalidImageMessage(typeof c["image"] === "string" ? c["image"] : ""));
+    if (invalid.every((m) => m === undefined)) return false;
+    const statuses = containers.map((c, i) => {
+      const message = invalid[i];
+      return {
+        name: c["name"],
+        image: c["image"],
+        imageID: "",
+        ready: false,
+        started: false,
+        restartCount: 0,
+        state: { waiting: message === undefined ? { reason: "ContainerCreating" } : { reason: "InvalidImageName", message } },
+        lastState: {},
+      };
+    });
+    if (JSON.stringify(statuses) === JSON.stringify(status["containerStatuses"])) return true;
+    const names = containers.map((c) => String(c["name"]));
+    const message = `containers with unready status: [${names.join(" ")}]`;
+    let conditions = (status["conditions"] ?? []) as Condition[];
+    conditions = setCondition(conditions, "PodReadyToStartContainers", "True", now);
+    conditions = setCondition(conditions, "Initialized", "True", now);
+    conditions = setCondition(conditions, "Ready", "False", now, "ContainersNotReady", message);
+    conditions = setCondition(conditions, "ContainersReady", "False", now, "ContainersNotReady", message);
+    conditions = setCondition(conditions, "PodScheduled", "True", now);
+    const order = ["PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady", "PodScheduled"];
+    status["phase"] = "Pending";
+    status["hostIP"] = "127.0.0.1";
+    status["hostIPs"] = [{ ip: "127.0.0.1" }];
+    status["startTime"] ??= now;
+    status["conditions"] = [...conditions].sort((a, b) => order.indexOf(a.type) - order.indexOf(b.type));
+    status["containerStatuses"] = statuses;
+    pod["status"] = status;
+    this.registry.writeInternal(mustFind("", "pods"), pod);
+    return true;
   }
 
   private sync(namespace: string, name: string, uid: string): void {
@@ -310,13 +399,25 @@ export class Kubelet {
       status["conditions"] = conditions;
       return;
     }
-    const ready = annotation(pod, ANNOTATIONS.ready) !== "false";
-    status["containerStatuses"] = statuses.map((cs) => ({ ...cs, ready }));
+    // The ready annotation overrides probes either way; without it each container is Ready once its probes pass.
+    const forced = annotation(pod, ANNOTATIONS.ready);
+    const timings = containersOf(pod).map(probeTimingMs);
+    const uid = pod.metadata.uid ?? "";
+    // A pod this kubelet did not start (the simulator restarted) is taken as started long ago.
+    const sinceStartMs = performance.now() - (this.startedAtMs.get(uid) ?? Number.NEGATIVE_INFINITY);
+    const containerReady = timings.map((t) => (forced === "false" ? false : forced === "true" ? true : sinceStartMs >= t.readyAfterMs));
+    const ready = containerReady.every(Boolean);
+    status["containerStatuses"] = statuses.map((cs, i) => ({ ...cs, ready: containerReady[i] ?? ready, started: sinceStartMs >= (timings[i]?.startedAfterMs ?? 0) }));
+    // The next probe due: sync again then.
+    const due = timings.flatMap((t) => [t.startedAfterMs, t.readyAfterMs]).filter((ms) => ms > sinceStartMs);
+    if (due.length > 0 && forced === undefined) {
+      this.later(`${uid}/probe`, Math.min(...due) - sinceStartMs, () => this.sync(pod.metadata.namespace ?? "", pod.metadata.name ?? "", uid));
+    }
     if (ready) {
       conditions = setCondition(conditions, "ContainersReady", "True", now);
       conditions = setCondition(conditions, "Ready", "True", now);
     } else {
-      const message = `containers with unready status: [${names.join(" ")}]`;
+      const message = `containers with unready status: [${names.filter((_, i) => containerReady[i] !== true).join(" ")}]`;
       conditions = setCondition(conditions, "ContainersReady", "False", now, "ContainersNotReady", message);
       conditions = setCondition(conditions, "Ready", "False", now, "ContainersNotReady", message);
     }
