@@ -33,6 +33,7 @@ import { IntentLog, QuorumIntentLog } from "../../services/actor/src/runtime/int
 import { createLogger } from "../../services/common/src/logger.ts";
 import { inboxPrefixFor } from "../../services/common/src/nats.ts";
 import { watchShardEpochs } from "../../services/common/src/shard-epochs.ts";
+import { StreamPublisher } from "../../services/common/src/stream-publish.ts";
 import { provisionIntentLog, provisionTopology } from "../../services/common/src/topology.ts";
 import { DEFAULT_PVC_SETTINGS } from "../../services/pvc-provisioner/src/config.ts";
 import { ensureConsumer } from "../../services/pvc-provisioner/src/provisioner.ts";
@@ -209,19 +210,21 @@ describe("NATS users and permissions (deploy/base/nats/auth.conf)", { skip: NATS
     }
     watch.stop();
 
-    const intents = new IntentLog(js, jsm, { member: "actor-0", incarnation: member.incarnation });
+    // Appends as the actor makes them: StreamPublisher's replies come to a subscription under the actor's inbox prefix.
+    const appends = new StreamPublisher(actor.nc, { timeoutMs: 5_000, inboxPrefix: inboxPrefixFor("actor") });
+    const intents = new IntentLog(appends, jsm, { member: "actor-0", incarnation: member.incarnation });
     const seq = await intents.append(ADDRESS, { type: "intent.takeover", shard: SHARD, epoch, member: "actor-0", incarnation: member.incarnation });
     assert.ok(seq > 0);
     // The quorum intent log (ADR 0084): its streams, the layout record, appends to every replica.
     const placement = ["n0", "n1", "n2"];
     await provisionIntentLog({ jsm, members }, placement);
     const me = { member: "actor-0", incarnation: member.incarnation };
-    const quorum = new QuorumIntentLog(placement.map((_, i) => new IntentLog(js, jsm, me, { stream: `STS_INTENT_${i}`, subjects: intentReplicaSubjects(i) })));
+    const quorum = new QuorumIntentLog(placement.map((_, i) => new IntentLog(appends, jsm, me, { stream: `STS_INTENT_${i}`, subjects: intentReplicaSubjects(i) })));
     assert.equal(await quorum.append(ADDRESS, { type: "intent.takeover", shard: SHARD, epoch, member: "actor-0", incarnation: member.incarnation }), 2);
     const live = actor.nc.subscribe(liveObjectSubjects.shardFilter(SHARD));
 
     const command = { ...SAMPLE_MESSAGES["pvc.create"], shard: SHARD, epoch };
-    const commandAck = await js.publish(pvcCommandSubjects.build(ADDRESS), codecs.pvcCommand.encode(command), { msgID: `set-uid/${epoch}/${seq}` });
+    const commandAck = await appends.publish(pvcCommandSubjects.build(ADDRESS), codecs.pvcCommand.encode(command), { msgId: `set-uid/${epoch}/${seq}` });
     assert.equal(commandAck.stream, STREAMS.commands);
     actor.nc.publish(eventSubjects.build(ADDRESS), codecs.eventRecord.encode(SAMPLE_MESSAGES["event.record"]));
     const pokes = actor.nc.subscribe(pokeSubjects.shardFilter(SHARD));

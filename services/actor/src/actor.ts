@@ -1,6 +1,6 @@
 // Wires the actor service from a parsed config: NATS, Kubernetes, ownership, intake, actors, turns. main.ts is the
 // process entry point; tests call startActor() in-process.
-import { jetstream, jetstreamManager } from "@nats-io/jetstream";
+import { jetstreamManager } from "@nats-io/jetstream";
 import { extractSpanContext, intentReplicaStream, intentReplicaSubjects } from "#protocol";
 import type { Intent, SetAddress } from "#protocol";
 import { LEASE_PROFILES, ShardOwnership } from "./runtime/ownership.ts";
@@ -23,8 +23,12 @@ import type { Logger } from "../../common/src/logger.ts";
 import { createCommonMetrics } from "../../common/src/metrics.ts";
 import { connectNats, natsOptionsFrom } from "../../common/src/nats.ts";
 import { startOpsEndpoints } from "../../common/src/ops-server.ts";
+import { StreamPublisher } from "../../common/src/stream-publish.ts";
 import { provisionIntentLog, provisionTopology } from "../../common/src/topology.ts";
 import { userAgent } from "../../common/src/version.ts";
+
+/** How long a claim command waits for its stream ack before the executor logs it (nats.js's JetStream default). */
+const COMMAND_ACK_TIMEOUT_MS = 5_000;
 
 export interface RunningActor {
   readonly logger: Logger;
@@ -63,7 +67,8 @@ export async function startActor(config: ActorConfig, options: { logger?: Logger
     else if (intentLog.servers.includes(undefined)) logger.warn({ servers }, "the quorum intent log's replicas are on a server that is not clustered: losing it loses all of them");
     else logger.info({ servers }, "intent log kept by a quorum of single-replica streams");
   }
-  const js = jetstream(nats.connection);
+  // Claim commands are not awaited by the turn (it waits for the claims in the cache); a missing ack is logged.
+  const commands = new StreamPublisher(nats.connection, { timeoutMs: COMMAND_ACK_TIMEOUT_MS, inboxPrefix: nats.inboxPrefix });
   const kube = new KubeClient(loadKubeConfig(config.kubeconfig, userAgent("actor", config.name)), {
     requestTimeoutMs: config.kubeRequestTimeoutMs,
     metrics: common,
@@ -145,7 +150,8 @@ export async function startActor(config: ActorConfig, options: { logger?: Logger
   };
   const generationFloors = new GenerationFloors();
   const noteLastRecord = (address: SetAddress, intent: Intent) => generationFloors.note(setKey(address.namespace, address.name), intent);
-  const intentJs = jetstream(nats.connection, { timeout: INTENT_API_TIMEOUT_MS });
+  // Appends through StreamPublisher (ADR 0085): one reply subscription and one timer instead of a request() each.
+  const intentJs = new StreamPublisher(nats.connection, { timeoutMs: INTENT_API_TIMEOUT_MS, inboxPrefix: nats.inboxPrefix });
   const intentJsm = await jetstreamManager(nats.connection, { timeout: INTENT_API_TIMEOUT_MS });
   const intents: IntentAppender =
     config.intentLogPlacement.length === 0
@@ -242,7 +248,7 @@ export async function startActor(config: ActorConfig, options: { logger?: Logger
     executor: new Executor({
       kube,
       nats: nats.connection,
-      js,
+      commands,
       member: config.name,
       lookup,
       waitFor,

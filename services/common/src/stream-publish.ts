@@ -42,8 +42,9 @@ export class StreamPublishError extends Error {
     this.apiCode = apiCode;
   }
 
+  /** The compare-and-set on the subject's last sequence failed (JetStream's two codes for it). */
   get isWrongLastSequence(): boolean {
-    return this.failure === "api" && this.apiCode === JetStreamApiCodes.StreamWrongLastSequence;
+    return this.failure === "api" && (this.apiCode === JetStreamApiCodes.StreamWrongLastSequence || this.apiCode === JetStreamApiCodes.StreamWrongLastSequenceUnknown);
   }
 }
 
@@ -61,8 +62,13 @@ interface AckBody {
   error?: { code?: unknown; err_code?: unknown; description?: unknown };
 }
 
+/** Where stream publishes go: a JetStream publish answered by its ack (StreamPublisher satisfies it). */
+export interface StreamPublish {
+  publish(subject: string, payload: Uint8Array, options: StreamPublishOptions): Promise<StreamAck>;
+}
+
 /** One per connection: publishes to streams and resolves with their acks. */
-export class StreamPublisher {
+export class StreamPublisher implements StreamPublish {
   private readonly nc: NatsConnection;
   private readonly timeoutMs: number;
   private readonly inbox: string;

@@ -4,7 +4,6 @@ import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
-import type { JetStreamClient } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { KubeClient, UserAgentKubeConfig, WriteFencedError } from "../../../common/src/kube.ts";
 import { createLogger } from "../../../common/src/logger.ts";
@@ -36,7 +35,7 @@ describe("Executor: the epoch on every Kubernetes request", () => {
     const executor = new Executor({
       kube: new KubeClient(kubeConfig, { requestTimeoutMs: 2_000 }),
       nats: { publish: () => undefined } as unknown as NatsConnection,
-      js: {} as JetStreamClient,
+      commands: { publish: () => Promise.reject(new Error("no claim commands in this test")) },
       member: "actor-2",
       lookup: () => undefined,
       waitFor: () => Promise.resolve(true),

@@ -2,7 +2,6 @@
 // claims through the pvc-provisioner (commands on STS_CMD), Events through the status-writer. Each action yields
 // the read-your-writes expectations the actor must see in its cache before planning again.
 import { isDeepStrictEqual } from "node:util";
-import type { JetStreamClient } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { headers as natsHeaders } from "@nats-io/transport-node";
 import { trace } from "@opentelemetry/api";
@@ -12,6 +11,7 @@ import { FENCING_EPOCH_HEADER, KubeApiError, RESOURCES, fencingEpoch } from "../
 import type { KubeClient } from "../../../common/src/kube.ts";
 import type { Logger } from "../../../common/src/logger.ts";
 import { withProducerSpan } from "../../../common/src/messaging-trace.ts";
+import type { StreamPublish } from "../../../common/src/stream-publish.ts";
 import type { Expectation, Lookup } from "../domain/expectations.ts";
 import type {
   ActionEvents,
@@ -41,7 +41,8 @@ export interface TurnContext {
 export interface ExecutorDeps {
   readonly kube: KubeClient;
   readonly nats: NatsConnection;
-  readonly js: JetStreamClient;
+  /** Claim commands to STS_CMD, each with its message id (StreamPublisher). */
+  readonly commands: StreamPublish;
   readonly member: string;
   readonly lookup: Lookup;
   /** Resolves true once every expectation is met in the cache, false after timeoutMs. */
@@ -313,7 +314,7 @@ export class Executor {
     headers.set(HEADERS.epoch, String(ctx.epoch));
     const subject = pvcCommandSubjects.build(ctx.address);
     const target = { template: pvcCommandSubjects.template, subject, shard: ctx.address.shard, messageId: commandId, bodySize: bytes.length };
-    void withProducerSpan(tracer, target, headers, () => this.deps.js.publish(subject, bytes, { msgID: commandId, headers }))
+    void withProducerSpan(tracer, target, headers, () => this.deps.commands.publish(subject, bytes, { msgId: commandId, headers }))
       .catch((error: unknown) => this.deps.logger.warn({ err: error, commandId }, "could not publish claim command"));
   }
 

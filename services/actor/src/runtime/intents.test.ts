@@ -8,13 +8,15 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import fc from "fast-check";
-import { JetStreamApiCodes, JetStreamApiError, jetstream, jetstreamManager } from "@nats-io/jetstream";
-import type { JetStreamClient, JetStreamManager } from "@nats-io/jetstream";
+import { JetStreamApiCodes, jetstreamManager } from "@nats-io/jetstream";
+import type { JetStreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { codecs, intentReplicaStream, intentReplicaSubjects } from "#protocol";
 import type { Intent, IntentPlan, SetAddress } from "#protocol";
 import { useNatsServer } from "#test-support/nats.ts";
+import { StreamPublishError, StreamPublisher } from "../../../common/src/stream-publish.ts";
+import type { StreamPublish, StreamPublishOptions } from "../../../common/src/stream-publish.ts";
 import { IntentLogLayoutError, provisionIntentLog, provisionTopology } from "../../../common/src/topology.ts";
 import { FencedError, IntentLog, IntentQuorumError, QuorumIntentLog } from "./intents.ts";
 
@@ -62,19 +64,19 @@ class ScheduledStreams {
     return answer;
   }
 
-  readonly js = {
-    publish: (subject: string, data: Uint8Array, options: { expect: { lastSubjectSequence: number } }) =>
+  readonly js: StreamPublish = {
+    publish: (subject: string, data: Uint8Array, options: StreamPublishOptions) =>
       this.request(`publish ${subject}`, () => {
         const records = this.subjects.get(subject) ?? [];
         const last = records.at(-1)?.seq ?? 0;
-        if (last !== options.expect.lastSubjectSequence) {
-          throw new JetStreamApiError({ code: 400, err_code: JetStreamApiCodes.StreamWrongLastSequence, description: `wrong last sequence: ${last}` });
+        if (last !== options.expectedLastSubjectSequence) {
+          throw new StreamPublishError("api", subject, `wrong last sequence: ${last}`, JetStreamApiCodes.StreamWrongLastSequence);
         }
         records.push({ seq: ++this.seq, data });
         this.subjects.set(subject, records);
         return { stream: "fake", seq: this.seq, duplicate: false };
       }),
-  } as unknown as JetStreamClient;
+  };
 
   readonly jsm = {
     streams: {
@@ -88,7 +90,7 @@ class ScheduledStreams {
   }
 }
 
-function quorumLog(js: JetStreamClient, jsm: JetStreamManager, member: string, incarnation: string): QuorumIntentLog {
+function quorumLog(js: StreamPublish, jsm: JetStreamManager, member: string, incarnation: string): QuorumIntentLog {
   return new QuorumIntentLog(
     Array.from({ length: REPLICAS }, (_, replica) => new IntentLog(js, jsm, { member, incarnation }, { stream: intentReplicaStream(replica), subjects: intentReplicaSubjects(replica) })),
   );
@@ -153,13 +155,13 @@ describe("quorum intent log: the fence under any interleaving", () => {
     const replicaOf = (subject: string) => Number(subject.split(".")[1]);
     const store = new Map<string, number>();
     let seq = 0;
-    const js = {
+    const js: StreamPublish = {
       publish: (subject: string) => {
-        if (down.has(replicaOf(subject))) return Promise.reject(new Error("503 no responders"));
+        if (down.has(replicaOf(subject))) return Promise.reject(new StreamPublishError("no-responders", subject, "down"));
         store.set(subject, ++seq);
-        return Promise.resolve({ seq });
+        return Promise.resolve({ stream: "fake", seq, duplicate: false });
       },
-    } as unknown as JetStreamClient;
+    };
     const jsm = {
       streams: {
         getMessage: (_stream: string, query: { last_by_subj: string }) =>
@@ -206,7 +208,7 @@ describe("quorum intent log on a nats-server", async () => {
   });
 
   it("tells what the last record of a set was when it reads it, so a new owner knows the generation planned from", async () => {
-    const js = jetstream(nc);
+    const js = new StreamPublisher(nc, { timeoutMs: 2_000 });
     const jsm = await jetstreamManager(nc);
     const address: SetAddress = { shard: 11, namespace: "ns", name: "cache" };
     const seen: Intent[] = [];
@@ -224,7 +226,7 @@ describe("quorum intent log on a nats-server", async () => {
   });
 
   it("fences a former owner whose next append comes after a takeover that reached only a majority", async () => {
-    const js = jetstream(nc);
+    const js = new StreamPublisher(nc, { timeoutMs: 2_000 });
     const jsm = await jetstreamManager(nc);
     const address: SetAddress = { shard: 10, namespace: "ns", name: "db" };
     const former = quorumLog(js, jsm, "a", "ia");
@@ -237,10 +239,10 @@ describe("quorum intent log on a nats-server", async () => {
           stream === unreachable ? Promise.reject(new Error("503 no responders")) : jsm.streams.getMessage(stream, query),
       },
     } as unknown as JetStreamManager;
-    const partialJs = {
-      publish: (subject: string, data: Uint8Array, options: object) =>
-        subject.startsWith(intentReplicaSubjects(2).all.slice(0, -1)) ? Promise.reject(new Error("503 no responders")) : js.publish(subject, data, options),
-    } as unknown as JetStreamClient;
+    const partialJs: StreamPublish = {
+      publish: (subject, data, options) =>
+        subject.startsWith(intentReplicaSubjects(2).all.slice(0, -1)) ? Promise.reject(new StreamPublishError("no-responders", subject, "down")) : js.publish(subject, data, options),
+    };
     const newer = quorumLog(partialJs, partialJsm, "b", "ib");
     assert.equal(await newer.append(address, { ...takeover("b", "ib", 2), shard: address.shard }), 2);
     // Replica 2 still takes the former owner's append (its cached sequence is current there), but 0 and 1 fence it.

@@ -6,10 +6,11 @@
 // 0084): an append counts once a majority of them took it with compare-and-set, so the loss of one server costs no
 // Raft election in front of every write. Any two majorities share a replica, and on that replica the takeover record
 // of a newer owner makes the older owner's compare-and-set fail: the fence holds as with one stream.
-import { JetStreamApiCodes, JetStreamApiError } from "@nats-io/jetstream";
-import type { JetStreamClient, JetStreamManager } from "@nats-io/jetstream";
+import type { JetStreamManager } from "@nats-io/jetstream";
 import { DecodeError, STREAMS, codecs, intentLogQuorum, intentSubjects } from "#protocol";
 import type { Intent, SetAddress } from "#protocol";
+import { StreamPublishError } from "../../../common/src/stream-publish.ts";
+import type { StreamPublish } from "../../../common/src/stream-publish.ts";
 
 /** What a turn and a takeover need of the log, whichever way it is kept. */
 export interface IntentAppender {
@@ -40,13 +41,6 @@ export class FencedError extends Error {
     this.ourEpoch = ourEpoch;
     this.theirEpoch = theirEpoch;
   }
-}
-
-function isWrongLastSequence(error: unknown): boolean {
-  return (
-    error instanceof JetStreamApiError &&
-    (error.code === JetStreamApiCodes.StreamWrongLastSequence || error.code === JetStreamApiCodes.StreamWrongLastSequenceUnknown)
-  );
 }
 
 /**
@@ -96,14 +90,15 @@ export const INTENT_API_TIMEOUT_MS = 2_000;
 /** The log kept by one stream (STS_INTENT, or one replica of a quorum log). */
 export class IntentLog implements IntentAppender {
   private readonly lastSeq = new Map<string, number>();
-  private readonly js: JetStreamClient;
+  private readonly js: StreamPublish;
   private readonly jsm: JetStreamManager;
   private readonly me: { readonly member: string; readonly incarnation: string };
   private readonly onLastRecord: ((address: SetAddress, intent: Intent) => void) | undefined;
   readonly target: IntentLogTarget;
 
   constructor(
-    js: JetStreamClient,
+    /** Appends with their acks (StreamPublisher, ADR 0085: no nats.js request() per append). */
+    js: StreamPublish,
     jsm: JetStreamManager,
     me: { member: string; incarnation: string },
     target: IntentLogTarget = SINGLE_STREAM_TARGET,
@@ -144,11 +139,11 @@ export class IntentLog implements IntentAppender {
         expected = last.seq;
       }
       try {
-        const ack = await this.js.publish(subject, codecs.intent.encode(intent), { expect: { lastSubjectSequence: expected } });
+        const ack = await this.js.publish(subject, codecs.intent.encode(intent), { expectedLastSubjectSequence: expected });
         this.lastSeq.set(subject, ack.seq);
         return ack.seq;
       } catch (error) {
-        if (!isWrongLastSequence(error)) throw error;
+        if (!(error instanceof StreamPublishError && error.isWrongLastSequence)) throw error;
         this.lastSeq.delete(subject);
         const last = await this.readLast(subject);
         const theirs = last.intent;

@@ -13,7 +13,7 @@ import { createWatcherMetrics } from "../metrics.ts";
 import { pod, set } from "../testing/fixtures.ts";
 import type { StreamAck, StreamPublishOptions } from "../../../common/src/stream-publish.ts";
 import { EventContexts, Publisher } from "./publisher.ts";
-import type { StreamPublish } from "./publisher.ts";
+import type { StreamPublish } from "../../../common/src/stream-publish.ts";
 
 /**
  * A stream that fails every publish while `healthy` is false, then acks them; records when each publish was sent and

@@ -24,7 +24,7 @@ import { backoffDelayMs } from "../../../common/src/backoff.ts";
 import type { BackoffPolicy } from "../../../common/src/backoff.ts";
 import type { Logger } from "../../../common/src/logger.ts";
 import { StreamPublishError } from "../../../common/src/stream-publish.ts";
-import type { StreamAck, StreamPublishOptions } from "../../../common/src/stream-publish.ts";
+import type { StreamPublish } from "../../../common/src/stream-publish.ts";
 import { messagingAttributes } from "../../../common/src/messaging-trace.ts";
 import { sameContent } from "../domain/ledger.ts";
 import type { ChangedWant, MessageContent, PublishCommand } from "../domain/ledger.ts";
@@ -38,11 +38,6 @@ export function isWrongLastSequence(error: unknown): boolean {
   if (error instanceof StreamPublishError) return error.isWrongLastSequence;
   if (error instanceof JetStreamApiError && error.code === JetStreamApiCodes.StreamWrongLastSequence) return true;
   return error instanceof Error && /wrong last sequence/i.test(error.message);
-}
-
-/** Where the stream copies go: a JetStream publish answered by its ack (StreamPublisher satisfies it). */
-export interface StreamPublish {
-  publish(subject: string, payload: Uint8Array, options: StreamPublishOptions): Promise<StreamAck>;
 }
 
 /** The OpenTelemetry context of the latest watch event per object, so the publish span continues its trace. */
