@@ -141,6 +141,17 @@ describe("validateCreate StatefulSet (upstream TestValidateStatefulSet)", () => 
     ],
     ["invalid ordinals.start", mkStatefulSet(validTemplate(), tweakReplicas(3), tweakOrdinalsStart(-2)), ["FieldValueInvalid spec.ordinals.start"]],
     ["negative minReadySeconds (TestValidateStatefulSetMinReadySeconds)", mkStatefulSet(validTemplate(), tweakMinReadySeconds(-1)), ["FieldValueInvalid spec.minReadySeconds"]],
+    // Claim templates are validated as claims since 1.34.
+    [
+      "claim template without access modes and storage",
+      mkStatefulSet(validTemplate(), (s) => (spec(s)["volumeClaimTemplates"] = [{ metadata: { name: "data" }, spec: {} }])),
+      ["FieldValueRequired spec.volumeClaimTemplates[0].spec.accessModes", "FieldValueRequired spec.volumeClaimTemplates[0].spec.resources[storage]"],
+    ],
+    [
+      "claim template with an unknown access mode",
+      mkStatefulSet(validTemplate(), (s) => (spec(s)["volumeClaimTemplates"] = [{ metadata: { name: "data" }, spec: { accessModes: ["ReadWriteSometimes"], resources: { requests: { storage: "1Gi" } } } }])),
+      ["FieldValueNotSupported spec.volumeClaimTemplates[0].spec.accessModes"],
+    ],
   ];
   for (const [name, sts, expected] of errors) {
     it(`error case ${name}`, () => assert.deepEqual(shape(validateCreate(STS, sts)), [...expected].sort()));
@@ -201,6 +212,14 @@ describe("validateUpdate StatefulSet (upstream TestValidateStatefulSetUpdate)", 
   for (const [name, old, update, expected] of errors) {
     it(`error case ${name}`, () => assert.deepEqual(shape(validateUpdate(STS, "", withRV(update), withRV(old))), [...expected].sort()));
   }
+
+  it("words a claim template without access modes as a 1.34+ API server does", () => {
+    const sts = mkStatefulSet(validTemplate(), (s) => (spec(s)["volumeClaimTemplates"] = [{ metadata: { name: "data" }, spec: { resources: { requests: { storage: "1Gi" } } } }]));
+    assert.equal(
+      invalidStatus(STS, "abc", validateCreate(STS, sts))["message"],
+      'StatefulSet.apps "abc" is invalid: spec.volumeClaimTemplates[0].spec.accessModes: Required value: at least 1 access mode is required',
+    );
+  });
 
   it("names the allow-list exactly as upstream does", () => {
     const causes = validateUpdate(STS, "", mkStatefulSet(validTemplate(), tweakServiceName("b")), mkStatefulSet(validTemplate(), tweakServiceName("a")));

@@ -5,6 +5,7 @@
 import {
   child,
   forbidden,
+  index,
   invalid,
   invalidEach,
   nonNegative,
@@ -18,6 +19,7 @@ import { quantitiesEqual } from "../quantity.ts";
 import { labelSelectorAsSelector, selectorEmpty, selectorMatches } from "../selector.ts";
 import { labelSelectorValue, str, validateImmutable, validateLabelSelector, validateObjectMeta, validateObjectMetaUpdate } from "./meta.ts";
 import { validateTemplateMetadata } from "./pod.ts";
+import { validateClaimSpec } from "./storage.ts";
 
 /** intstr.IntOrString as JSON (a number or a string), or null. */
 function intOrString(value: unknown): number | string | null {
@@ -119,6 +121,14 @@ export function validateStatefulSetSpec(spec: JsonObject, path = "spec"): Cause[
   const deadline = get(templateSpec, "activeDeadlineSeconds");
   if (deadline !== undefined && deadline !== null) {
     causes.push(forbidden(child(templatePath, "spec", "activeDeadlineSeconds"), "activeDeadlineSeconds in StatefulSet is not Supported"));
+  }
+  // Since 1.34 the claim templates' specs are validated as claims' are (`spec.volumeClaimTemplates[0].spec.accessModes:
+  // Required value: at least 1 access mode is required`).
+  const claimTemplates = get(spec, "volumeClaimTemplates");
+  if (Array.isArray(claimTemplates)) {
+    claimTemplates.forEach((claimTemplate, i) => {
+      causes.push(...validateClaimSpec(getObject(claimTemplate, "spec") ?? {}, child(index(child(path, "volumeClaimTemplates"), i), "spec")));
+    });
   }
   return causes;
 }
