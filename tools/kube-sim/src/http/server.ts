@@ -3,6 +3,7 @@
 import { assertNever } from "#protocol";
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { load as loadYaml } from "js-yaml";
 import { AuditLog, EPOCH_HEADER, microTimestamp } from "../audit/audit.ts";
 import type { AuditUser } from "../audit/audit.ts";
 import { aggregatedDiscovery, apiGroup, apiGroupList, apiResourceList, apiVersions, findGroup, SERVER_VERSION } from "../discovery/discovery.ts";
@@ -15,7 +16,8 @@ import { patchTypeFromContentType, resourceKey, unsupportedPatchMediaType, viewJ
 import type { ResourceInfo } from "../resources.ts";
 import { parseIncludeObject, partialMetadata, toTable } from "../table/table.ts";
 import type { KubeObject, Status } from "../types.ts";
-import { DISCOVERY_V2_CONTENT_TYPE, PARTIAL_CONTENT_TYPE, TABLE_CONTENT_TYPE, negotiate } from "./negotiate.ts";
+import { PROTOBUF_CONTENT_TYPE, kubeProtobuf } from "../protobuf/index.ts";
+import { DISCOVERY_V2_CONTENT_TYPE, PARTIAL_CONTENT_TYPE, TABLE_CONTENT_TYPE, negotiate, statusEncoding } from "./negotiate.ts";
 import type { Rendering } from "./negotiate.ts";
 import type { ResourceRoute, Verb } from "./route.ts";
 import { parseRoute } from "./route.ts";
@@ -40,8 +42,8 @@ export interface HttpDeps {
 
 interface Reply {
   code: number;
-  /** The body, or its pieces in order (large lists: see `listPieces`). */
-  body: string | readonly string[];
+  /** The body, or its pieces in order (large lists: see `listPieces`); protobuf bodies are bytes. */
+  body: string | Buffer | readonly (string | Buffer)[];
   contentType: string;
 }
 
@@ -49,7 +51,32 @@ function json(code: number, value: unknown, contentType = "application/json"): R
   return { code, body: JSON.stringify(value), contentType };
 }
 
-function statusReply(status: Status): Reply {
+/**
+ * `value` (a JSON object with apiVersion and kind: an object, a list, a Status, a Scale) in Kubernetes' protobuf
+ * envelope. A value the schema cannot carry (a gap in the tables) is a 500, as the apiserver answers an object
+ * it cannot encode.
+ */
+function protobuf(code: number, value: Record<string, unknown>): Reply {
+  try {
+    return { code, body: kubeProtobuf().encode(value), contentType: PROTOBUF_CONTENT_TYPE };
+  } catch (err) {
+    throw internalError(`unable to encode ${String(value["kind"])} as protobuf: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+/** `value` in the negotiated encoding (plain JSON or protobuf). */
+function encoded(code: number, value: object, encoding: "json" | "protobuf"): Reply {
+  return encoding === "protobuf" ? protobuf(code, value as Record<string, unknown>) : json(code, value);
+}
+
+function statusReply(status: Status, encoding: "json" | "protobuf" = "json"): Reply {
+  if (encoding === "protobuf") {
+    try {
+      return protobuf(status.code, status as unknown as Record<string, unknown>);
+    } catch {
+      // A Status the tables cannot carry still reaches the client, in JSON (client-go reads either).
+    }
+  }
   return json(status.code, status);
 }
 
@@ -73,7 +100,9 @@ function verbOf(method: string, route: ResourceRoute, params: URLSearchParams): 
   }
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
+const NO_BODY = Buffer.alloc(0);
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -86,7 +115,7 @@ function readBody(req: IncomingMessage): Promise<string> {
       }
       chunks.push(chunk);
     });
-    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    req.on("end", () => resolve(chunks.length === 1 && chunks[0] !== undefined ? chunks[0] : Buffer.concat(chunks)));
     req.on("error", reject);
   });
 }
@@ -98,6 +127,38 @@ function parseJsonBody(text: string): unknown {
   } catch (err) {
     throw badRequest(`couldn't get version/kind; json parse error: ${err instanceof Error ? err.message : String(err)}`);
   }
+}
+
+/** The media type of the request's Content-Type, lower case, without parameters ("" when there is none). */
+function bodyMediaType(req: IncomingMessage): string {
+  return (req.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
+}
+
+/**
+ * A request body as the JSON value the registry works on: protobuf (`application/vnd.kubernetes.protobuf`, the
+ * envelope decoded into JSON) and YAML by their Content-Type, JSON otherwise (whether a Content-Type is accepted at
+ * all is checked where the apiserver checks it: `checkBodyContentType`).
+ */
+function decodeBody(req: IncomingMessage, raw: Buffer): unknown {
+  const type = bodyMediaType(req);
+  if (type === PROTOBUF_CONTENT_TYPE) {
+    if (raw.length === 0) return undefined;
+    try {
+      return kubeProtobuf().decode(raw).object;
+    } catch (err) {
+      throw badRequest(err instanceof Error ? err.message : String(err));
+    }
+  }
+  if (type === "application/yaml") {
+    const text = raw.toString("utf8");
+    if (text.trim() === "") return undefined;
+    try {
+      return loadYaml(text);
+    } catch (err) {
+      throw badRequest(`couldn't get version/kind; yaml parse error: ${err instanceof Error ? err.message.split("\n")[0] : String(err)}`);
+    }
+  }
+  return parseJsonBody(raw.toString("utf8"));
 }
 
 function userOf(req: IncomingMessage, adminToken: string): AuditUser {
@@ -119,8 +180,9 @@ export function createHandler(deps: HttpDeps): (req: IncomingMessage, res: Serve
     handle(deps, req, res).catch((err: unknown) => {
       if (!res.headersSent) {
         const status = err instanceof StatusError ? err.status : internalError(err instanceof Error ? err.message : String(err)).status;
-        res.writeHead(status.code, { "Content-Type": "application/json" });
-        res.end(JSON.stringify(status));
+        const reply = statusReply(status, statusEncoding(req.headers.accept));
+        res.writeHead(status.code, { "Content-Type": reply.contentType });
+        res.end(reply.body);
       } else {
         res.destroy();
       }
@@ -138,7 +200,7 @@ async function handle(deps: HttpDeps, req: IncomingMessage, res: ServerResponse)
   if (deps.faults.latencyMs > 0) await new Promise((r) => setTimeout(r, deps.faults.latencyMs));
 
   if (route.kind !== "resource") {
-    const reply = route.kind === "unknown" ? statusReply(pathNotFound().status) : serveNonResource(deps, route.path, req);
+    const reply = route.kind === "unknown" ? statusReply(pathNotFound().status, statusEncoding(req.headers.accept)) : serveNonResource(deps, route.path, req);
     send(res, reply, headers, []);
     return;
   }
@@ -159,7 +221,7 @@ async function handle(deps: HttpDeps, req: IncomingMessage, res: ServerResponse)
       }
     }
     if (verb === "watch") {
-      const rendering = negotiate(req.headers.accept, { table: true, partial: true });
+      const rendering = negotiate(req.headers.accept, { table: true, partial: true, protobuf: true });
       if (rendering === "unacceptable" || rendering === "discovery-v2") throw notAcceptable();
       const opts = parseWatchOptions(params);
       if (route.name !== undefined) opts.fieldSelector = [opts.fieldSelector, `metadata.name=${route.name}`].filter((s) => s !== "").join(",");
@@ -178,14 +240,14 @@ async function handle(deps: HttpDeps, req: IncomingMessage, res: ServerResponse)
       });
       return;
     }
-    const body = MUTATING.has(verb) ? await readBody(req) : "";
+    const body = MUTATING.has(verb) ? await readBody(req) : NO_BODY;
     const result = dispatch(deps, req, route, verb, params, body, warnings);
     reply = result.reply;
     if (result.name !== undefined) objectName = result.name;
   } catch (err) {
     if (!(err instanceof StatusError)) throw err;
     failureStatus = err.status;
-    reply = statusReply(err.status);
+    reply = statusReply(err.status, statusEncoding(req.headers.accept));
   }
   send(res, reply, headers, warnings);
   if (verb !== undefined && MUTATING.has(verb) && deps.audit !== undefined) {
@@ -219,13 +281,14 @@ function send(res: ServerResponse, reply: Reply, headers: Record<string, string>
   const { body } = reply;
   let length = 0;
   if (typeof body === "string") length = Buffer.byteLength(body);
-  else for (const piece of body) length += Buffer.byteLength(piece);
+  else if (Buffer.isBuffer(body)) length = body.length;
+  else for (const piece of body) length += typeof piece === "string" ? Buffer.byteLength(piece) : piece.length;
   // With an explicit Content-Length the head and body leave in one socket write; without it writeHead
   // commits to chunked encoding and the reply costs a writev of five pieces.
   const all: Record<string, string | string[]> = { ...headers, "Content-Type": reply.contentType, "Cache-Control": "no-cache, private", "Content-Length": String(length) };
   if (warnings.length > 0) all["Warning"] = warnings.map((w) => `299 - ${JSON.stringify(w)}`);
   res.writeHead(reply.code, all);
-  if (typeof body === "string") {
+  if (typeof body === "string" || Buffer.isBuffer(body)) {
     res.end(body);
     return;
   }
@@ -268,6 +331,8 @@ function render(deps: HttpDeps, req: IncomingMessage, info: ResourceInfo, obj: K
   switch (rendering) {
     case "json":
       return json(code, obj);
+    case "protobuf":
+      return protobuf(code, obj);
     case "table":
       return json(code, toTable(resourceKey(info), [obj], deps.registry.now(), { includeObject: parseIncludeObject(params.get("includeObject")), noHeaders: false }), TABLE_CONTENT_TYPE);
     case "partial":
@@ -286,7 +351,7 @@ function dispatch(
   route: ResourceRoute,
   verb: Verb,
   params: URLSearchParams,
-  rawBody: string,
+  rawBody: Buffer,
   warnings: string[],
 ): { reply: Reply; name?: string } {
   const { registry } = deps;
@@ -295,18 +360,22 @@ function dispatch(
   if (sub !== "" && !info.subresources.includes(sub)) throw pathNotFound();
   if (info.namespaced && route.namespace === undefined && verb !== "list") throw pathNotFound();
   const objectVerb = verb === "get" || verb === "list";
-  const rendering = objectVerb ? negotiate(req.headers.accept, { table: sub === "", partial: sub === "" }) : negotiate(req.headers.accept, {});
+  const rendering = objectVerb ? negotiate(req.headers.accept, { table: sub === "", partial: sub === "", protobuf: true }) : negotiate(req.headers.accept, { protobuf: true });
   if (rendering === "unacceptable") throw notAcceptable();
+  // Objects and Statuses of writes, scale and deletes: protobuf when negotiated, JSON otherwise.
+  const wire = rendering === "protobuf" ? "protobuf" : "json";
+  const out = (code: number, value: object): Reply => encoded(code, value, wire);
   const write = (): WriteContext => ({ ...parseWriteOptions(params), warnings });
   const name = route.name ?? "";
   switch (verb) {
     case "get": {
-      if (sub === "scale") return { reply: json(200, registry.getScale(info, ns, name)) };
+      if (sub === "scale") return { reply: out(200, registry.getScale(info, ns, name)) };
       if (sub === "log") {
         registry.getEntry(info, ns, name);
         return { reply: { code: 200, body: "", contentType: "text/plain" } };
       }
       if (rendering === "json" && sub !== "finalize") return { reply: { code: 200, body: viewJson(info, registry.getEntry(info, ns, name).json), contentType: "application/json" } };
+      if (rendering === "protobuf") return { reply: protobuf(200, JSON.parse(viewJson(info, registry.getEntry(info, ns, name).json)) as Record<string, unknown>) };
       return { reply: render(deps, req, info, registry.get(info, ns, name), 200, rendering, params) };
     }
     case "list":
@@ -314,54 +383,58 @@ function dispatch(
     case "watch":
       throw new Error("watch is served before dispatch");
     case "create": {
-      const body = parseJsonBody(rawBody);
+      // The apiserver picks the body's decoder (415 for a type it has none for) before it reads the body.
+      if (sub !== "eviction" && route.name === undefined) checkBodyContentType(req);
+      const body = decodeBody(req, rawBody);
       if (sub === "eviction") {
         const opts = parseDeleteOptions(new URLSearchParams(), (body as { deleteOptions?: unknown } | undefined)?.deleteOptions);
         registry.delete(info, ns, name, opts, write());
-        return { reply: json(201, { kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", code: 201 }), name };
+        return { reply: out(201, { kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", code: 201 }), name };
       }
       if (route.name !== undefined) throw methodNotAllowed();
-      checkJsonContentType(req);
       const created = registry.create(info, ns, body, write());
-      return { reply: json(201, created), name: created.metadata.name ?? "" };
+      return { reply: out(201, created), name: created.metadata.name ?? "" };
     }
     case "update": {
-      checkJsonContentType(req);
-      const { object, created } = registry.update(info, ns, name, sub === "finalize" ? "" : sub, parseJsonBody(rawBody), write());
-      return { reply: json(created ? 201 : 200, object), name };
+      checkBodyContentType(req);
+      const { object, created } = registry.update(info, ns, name, sub === "finalize" ? "" : sub, decodeBody(req, rawBody), write());
+      return { reply: out(created ? 201 : 200, object), name };
     }
     case "patch": {
       const ct = req.headers["content-type"] ?? "";
       const type = patchTypeFromContentType(ct);
       if (type === undefined) throw new StatusError(unsupportedPatchMediaType().toStatus());
-      const patched = registry.patch(info, ns, name, sub, type, parseJsonBody(rawBody), write());
-      return { reply: json(200, patched), name };
+      // Patch bodies are JSON whatever the response encoding (the apiserver takes patches only in JSON and YAML types).
+      const patched = registry.patch(info, ns, name, sub, type, parseJsonBody(rawBody.toString("utf8")), write());
+      return { reply: out(200, patched), name };
     }
     case "delete": {
-      const opts = parseDeleteOptions(params, parseJsonBody(rawBody));
+      const opts = parseDeleteOptions(params, decodeBody(req, rawBody));
       const ctx = write();
       const result = registry.delete(info, ns, name, opts, ctx);
-      if (!result.deleted || registry.returnsDeletedObject(info)) return { reply: json(200, result.object), name };
+      if (!result.deleted || registry.returnsDeletedObject(info)) return { reply: out(200, result.object), name };
       const details: Record<string, string> = { name };
       if (info.group !== "") details["group"] = info.group;
       details["kind"] = info.resource;
       details["uid"] = result.object.metadata.uid ?? "";
-      return { reply: json(200, { kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", details }) };
+      return { reply: out(200, { kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", details }) };
     }
     case "deletecollection": {
       if (info.resource === "namespaces") throw methodNotAllowed();
-      const opts = parseDeleteOptions(params, parseJsonBody(rawBody));
+      const opts = parseDeleteOptions(params, decodeBody(req, rawBody));
       const items = registry.deleteCollection(info, route.namespace, parseListOptions(params), opts, write());
-      return { reply: json(200, { kind: `${info.kind}List`, apiVersion: info.group === "" ? info.version : `${info.group}/${info.version}`, metadata: { resourceVersion: String(registry.store.currentRv) }, items }) };
+      return { reply: out(200, { kind: `${info.kind}List`, apiVersion: info.group === "" ? info.version : `${info.group}/${info.version}`, metadata: { resourceVersion: String(registry.store.currentRv) }, items }) };
     }
     default:
       return assertNever(verb, "verb");
   }
 }
 
-function checkJsonContentType(req: IncomingMessage): void {
+/** Create and update bodies: JSON (also when no type is given), YAML or protobuf; anything else is 415. */
+function checkBodyContentType(req: IncomingMessage): void {
   const ct = (req.headers["content-type"] ?? "application/json").split(";")[0]?.trim() ?? "";
-  if (ct !== "application/json" && ct !== "" && ct !== "*/*") {
+  const lower = ct.toLowerCase();
+  if (ct !== "application/json" && ct !== "" && ct !== "*/*" && lower !== PROTOBUF_CONTENT_TYPE && lower !== "application/yaml") {
     throw new StatusError(failure(415, "UnsupportedMediaType", `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf`));
   }
 }
@@ -386,6 +459,10 @@ function renderList(deps: HttpDeps, info: ResourceInfo, namespace: string | unde
   if (rendering === "partial") {
     const items = result.entries.map((e) => partialMetadata(JSON.parse(e.json) as KubeObject));
     return json(200, { kind: "PartialObjectMetadataList", apiVersion: "meta.k8s.io/v1", metadata: meta, items }, PARTIAL_CONTENT_TYPE);
+  }
+  if (rendering === "protobuf") {
+    const items = result.entries.map((e) => JSON.parse(viewJson(info, e.json)) as unknown);
+    return protobuf(200, { kind: `${info.kind}List`, apiVersion, metadata: meta, items });
   }
   // Items are spliced in as stored bytes: no parse/stringify per object on the hot path.
   const head = JSON.stringify({ kind: `${info.kind}List`, apiVersion, metadata: meta });
@@ -416,6 +493,7 @@ function serveNonResource(deps: HttpDeps, path: string, req: IncomingMessage): R
     return list === undefined ? statusReply(pathNotFound().status) : json(200, list);
   }
   if (path === "/openapi/v2") {
+    if (deps.openapi.wantsV2Protobuf(accept)) return { code: 200, body: deps.openapi.v2Protobuf, contentType: deps.openapi.v2ProtobufContentType };
     if (negotiate(accept, {}) === "unacceptable") return statusReply(notAcceptable().status);
     return { code: 200, body: deps.openapi.v2, contentType: "application/json" };
   }

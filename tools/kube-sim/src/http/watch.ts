@@ -1,7 +1,8 @@
-// Watch streams: one JSON event per line over a chunked response, with the apiserver's resourceVersion
-// semantics, bookmarks, timeouts and the in-band 410 ERROR event.
+// Watch streams: one JSON event per line (or, in protobuf, one length-prefixed WatchEvent frame) over a chunked
+// response, with the apiserver's resourceVersion semantics, bookmarks, timeouts and the in-band 410 ERROR event.
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { badRequest } from "../errors.ts";
+import { badRequest, internalError } from "../errors.ts";
+import { PROTOBUF_WATCH_CONTENT_TYPE, kubeProtobuf } from "../protobuf/index.ts";
 import type { Registry } from "../registry/registry.ts";
 import type { WatchOptions } from "../registry/options.ts";
 import { groupVersion, resourceKey, viewJson } from "../resources.ts";
@@ -123,6 +124,21 @@ function jsonEvent(info: ResourceInfo, type: string, entry: StoredEntry): Buffer
   return line;
 }
 
+/** The protobuf frame of one event, shared by every watcher it reaches (one-slot memo, as for JSON). */
+let pbMemo: { info: ResourceInfo; type: string; entry: StoredEntry; frame: Buffer } | undefined;
+function protobufEvent(info: ResourceInfo, type: string, entry: StoredEntry): Buffer {
+  if (pbMemo !== undefined && pbMemo.entry === entry && pbMemo.type === type && pbMemo.info === info) return pbMemo.frame;
+  const frame = kubeProtobuf().watchFrame(type, JSON.parse(viewJson(info, entry.json)) as Record<string, unknown>);
+  pbMemo = { info, type, entry, frame };
+  return frame;
+}
+
+/** An event that is not a stored object (BOOKMARK, ERROR) in the stream's encoding. */
+function eventChunk(rendering: Rendering, type: string, object: Record<string, unknown>): string | Buffer {
+  if (rendering === "protobuf") return kubeProtobuf().watchFrame(type, object);
+  return `${JSON.stringify({ type, object })}\n`;
+}
+
 export function serveWatch(w: WatchRequest): void {
   const { registry, info, opts, res } = w;
   const store = registry.store;
@@ -134,7 +150,8 @@ export function serveWatch(w: WatchRequest): void {
     sinceRv = Number(opts.resourceVersion);
   }
   const ns = info.namespaced ? w.namespace : undefined;
-  const contentType = w.rendering === "table" ? TABLE_CONTENT_TYPE : w.rendering === "partial" ? PARTIAL_CONTENT_TYPE : "application/json";
+  const contentType =
+    w.rendering === "table" ? TABLE_CONTENT_TYPE : w.rendering === "partial" ? PARTIAL_CONTENT_TYPE : w.rendering === "protobuf" ? PROTOBUF_WATCH_CONTENT_TYPE : "application/json";
   res.writeHead(200, { ...w.headers, "Content-Type": contentType, "Cache-Control": "no-cache, private", "Transfer-Encoding": "chunked" });
   res.flushHeaders();
 
@@ -142,6 +159,7 @@ export function serveWatch(w: WatchRequest): void {
   const now = () => registry.now();
   const encode = (type: EventType | "BOOKMARK", entry: StoredEntry): string | Buffer => {
     if (w.rendering === "json") return jsonEvent(info, type, entry);
+    if (w.rendering === "protobuf") return protobufEvent(info, type, entry);
     const json = viewJson(info, entry.json);
     const obj = JSON.parse(json) as KubeObject;
     if (w.rendering === "partial") return `${JSON.stringify({ type, object: partialMetadata(obj) })}\n`;
@@ -193,8 +211,8 @@ export function serveWatch(w: WatchRequest): void {
   const bookmark = (annotations?: Record<string, string>) => {
     const metadata: Record<string, unknown> = { resourceVersion: String(store.currentRv) };
     if (annotations !== undefined) metadata["annotations"] = annotations;
-    const object = w.rendering === "json" || w.rendering === "table" ? { kind: info.kind, apiVersion: groupVersion(info), metadata } : { kind: "PartialObjectMetadata", apiVersion: "meta.k8s.io/v1", metadata };
-    write(`${JSON.stringify({ type: "BOOKMARK", object })}\n`);
+    const object = w.rendering === "partial" ? { kind: "PartialObjectMetadata", apiVersion: "meta.k8s.io/v1", metadata } : { kind: info.kind, apiVersion: groupVersion(info), metadata };
+    write(eventChunk(w.rendering, "BOOKMARK", object));
   };
 
   w.req.on("close", close);
@@ -211,15 +229,21 @@ export function serveWatch(w: WatchRequest): void {
       if (opts.sendInitialEvents && opts.allowWatchBookmarks) bookmark({ "k8s.io/initial-events-end": "true" });
       sinceRv = from;
     }
-    cancel = store.watch(key, sinceRv ?? store.currentRv, { namespace: ns, matches }, (type, entry) => write(encode(type, entry)));
+    cancel = store.watch(key, sinceRv ?? store.currentRv, { namespace: ns, matches }, (type, entry) => {
+      let chunk: string | Buffer;
+      try {
+        chunk = encode(type, entry);
+      } catch (err) {
+        // An object the protobuf schema cannot carry: the stream ends with an ERROR event, the other watchers go on.
+        write(eventChunk(w.rendering, "ERROR", internalError(`unable to encode watch object: ${err instanceof Error ? err.message : String(err)}`).status as unknown as Record<string, unknown>));
+        queueMicrotask(close);
+        return;
+      }
+      write(chunk);
+    });
   } catch (err) {
     if (err instanceof ResourceVersionTooOldError) {
-      write(
-        `${JSON.stringify({
-          type: "ERROR",
-          object: { kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: err.message, reason: "Expired", code: 410 },
-        })}\n`,
-      );
+      write(eventChunk(w.rendering, "ERROR", { kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: err.message, reason: "Expired", code: 410 }));
       close();
       return;
     }

@@ -6,10 +6,14 @@ import { assertNever } from "#protocol";
 import { createHash } from "node:crypto";
 import type { ResourceInfo } from "../resources.ts";
 import { RESOURCES, groupVersion } from "../resources.ts";
+import type { FieldDoc } from "./descriptions.ts";
+import { definitionDoc, fieldDoc } from "./descriptions.ts";
 import { listSemantics } from "./extensions.ts";
+import { OPENAPI_V2_PROTOBUF_CONTENT_TYPE, prefersOpenApiV2Protobuf } from "./media.ts";
 import type { FieldType } from "./models.ts";
 import { modelAttributes, parseFieldType, rootModel } from "./models.ts";
 import { definitionName } from "./names.ts";
+import { encodeOpenApiV2 } from "./protobuf.ts";
 
 type Schema = Record<string, unknown>;
 type RefStyle = "v2" | "v3";
@@ -18,6 +22,18 @@ const INT_OR_STRING = "io.k8s.apimachinery.pkg.util.intstr.IntOrString";
 
 function refTo(name: string, style: RefStyle): string {
   return style === "v2" ? `#/definitions/${name}` : `#/components/schemas/${name}`;
+}
+
+/**
+ * A field's schema with its documentation. OpenAPI 3.0 ignores the siblings of a `$ref`, so there (like
+ * upstream) a documented reference becomes `allOf: [{$ref}]` next to the description; kubectl explain prints
+ * the field's description followed by the referenced type's.
+ */
+function documented(prop: Schema, doc: FieldDoc, style: RefStyle): Schema {
+  const out: Schema = style === "v3" && prop["$ref"] !== undefined ? { allOf: [prop] } : { ...prop };
+  out["description"] = doc.description;
+  if (doc.enum !== undefined) out["enum"] = [...doc.enum];
+  return out;
 }
 
 function primitiveSchema(type: FieldType & { kind: "primitive" }, style: RefStyle): Schema {
@@ -53,11 +69,12 @@ class SchemaBuilder {
     const name = definitionName(model);
     if (this.schemas.has(name)) return name;
     const attrs = modelAttributes(model) ?? [];
-    const schema: Schema = { type: "object" };
+    const doc = definitionDoc(name);
+    const schema: Schema = doc === undefined ? { type: "object" } : { description: doc.description, type: "object" };
     this.schemas.set(name, schema);
     const properties: Record<string, Schema> = {};
     for (const attr of attrs) {
-      const prop = this.fieldSchema(parseFieldType(attr.type, attr.format));
+      let prop = this.fieldSchema(parseFieldType(attr.type, attr.format));
       const semantics = parseFieldType(attr.type).kind === "array" ? listSemantics(model, attr.baseName) : undefined;
       if (semantics !== undefined) {
         if (semantics.mergeKey !== undefined) prop["x-kubernetes-patch-merge-key"] = semantics.mergeKey;
@@ -65,6 +82,8 @@ class SchemaBuilder {
         if (semantics.listType !== undefined) prop["x-kubernetes-list-type"] = semantics.listType;
         if (semantics.mapKeys !== undefined) prop["x-kubernetes-list-map-keys"] = semantics.mapKeys;
       }
+      const docs = fieldDoc(name, attr.baseName);
+      if (docs !== undefined) prop = documented(prop, docs, this.style);
       properties[attr.baseName] = prop;
     }
     schema["properties"] = properties;
@@ -146,6 +165,18 @@ const PATH_PARAM = (name: string): Schema => ({ name, in: "path", required: true
 
 const PATCH_TYPES = ["application/json-patch+json", "application/merge-patch+json", "application/strategic-merge-patch+json", "application/apply-patch+yaml"];
 
+/**
+ * Parameters in the document's style: v3 nests the type in `schema`, a swagger 2.0 non-body parameter
+ * carries it directly (gnostic, which builds the protobuf form of /openapi/v2, rejects a `schema` there).
+ */
+function parametersFor(style: RefStyle, params: Schema[]): Schema[] {
+  if (style === "v3") return params;
+  return params.map((p) => {
+    const { schema, ...rest } = p;
+    return { ...rest, type: (schema as { type?: string } | undefined)?.type ?? "string", uniqueItems: true };
+  });
+}
+
 function operation(
   style: RefStyle,
   action: string,
@@ -174,12 +205,9 @@ function operation(
       op["requestBody"] = { content: { "*/*": { schema: { $ref: refTo("io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions", style) } } } };
     }
   } else {
-    const v2params = params.map((p) => {
-      const { schema, ...rest } = p;
-      return { ...rest, type: (schema as { type?: string } | undefined)?.type ?? "string", uniqueItems: true };
-    });
-    if (body === "object") v2params.push({ name: "body", in: "body", required: true, schema: ref } as never);
-    if (body === "patch") v2params.push({ name: "body", in: "body", required: true, schema: { $ref: refTo("io.k8s.apimachinery.pkg.apis.meta.v1.Patch", style) } } as never);
+    const v2params = parametersFor("v2", params);
+    if (body === "object") v2params.push({ name: "body", in: "body", required: true, schema: ref });
+    if (body === "patch") v2params.push({ name: "body", in: "body", required: true, schema: { $ref: refTo("io.k8s.apimachinery.pkg.apis.meta.v1.Patch", style) } });
     op["parameters"] = v2params;
     op["responses"] = { "200": { description: "OK", schema: ref } };
     if (body === "patch") op["consumes"] = PATCH_TYPES;
@@ -200,13 +228,13 @@ function pathsFor(info: ResourceInfo, style: RefStyle, builder: SchemaBuilder): 
   const id = `${info.group.split(".")[0] ?? ""}${info.version}${info.kind}`;
   const paths: Record<string, Schema> = {};
   paths[collection] = {
-    parameters: [...nsParams, PRETTY],
+    parameters: parametersFor(style, [...nsParams, PRETTY]),
     get: operation(style, "list", gvk, listSchema, LIST_PARAMS, `list${id}`, "none"),
     post: operation(style, "post", gvk, objSchema, [DRY_RUN, FIELD_MANAGER, FIELD_VALIDATION], `create${id}`, "object"),
     delete: operation(style, "deletecollection", gvk, "io.k8s.apimachinery.pkg.apis.meta.v1.Status", LIST_PARAMS, `deletecollection${id}`, "deleteOptions"),
   };
   paths[`${collection}/{name}`] = {
-    parameters: [PATH_PARAM("name"), ...nsParams, PRETTY],
+    parameters: parametersFor(style, [PATH_PARAM("name"), ...nsParams, PRETTY]),
     get: operation(style, "get", gvk, objSchema, [], `read${id}`, "none"),
     put: operation(style, "put", gvk, objSchema, [DRY_RUN, FIELD_MANAGER, FIELD_VALIDATION], `replace${id}`, "object"),
     patch: operation(style, "patch", gvk, objSchema, [DRY_RUN, FIELD_MANAGER, FIELD_VALIDATION, QUERY("force", "boolean", "Force is going to \"force\" Apply requests.")], `patch${id}`, "patch"),
@@ -218,7 +246,7 @@ function pathsFor(info: ResourceInfo, style: RefStyle, builder: SchemaBuilder): 
     const subGvk = sub === "scale" ? { group: "autoscaling", version: "v1", kind: "Scale" } : gvk;
     const cap = sub.charAt(0).toUpperCase() + sub.slice(1);
     paths[`${collection}/{name}/${sub}`] = {
-      parameters: [PATH_PARAM("name"), ...nsParams, PRETTY],
+      parameters: parametersFor(style, [PATH_PARAM("name"), ...nsParams, PRETTY]),
       get: operation(style, "get", subGvk, subSchema, [], `read${id}${cap}`, "none"),
       put: operation(style, "put", subGvk, subSchema, [DRY_RUN, FIELD_MANAGER, FIELD_VALIDATION], `replace${id}${cap}`, "object"),
       patch: operation(style, "patch", subGvk, subSchema, [DRY_RUN, FIELD_MANAGER, FIELD_VALIDATION], `patch${id}${cap}`, "patch"),
@@ -226,7 +254,7 @@ function pathsFor(info: ResourceInfo, style: RefStyle, builder: SchemaBuilder): 
   }
   if (info.namespaced) {
     paths[`${base}/${info.resource}`] = {
-      parameters: [PRETTY],
+      parameters: parametersFor(style, [PRETTY]),
       get: operation(style, "list", gvk, listSchema, LIST_PARAMS, `list${id}ForAllNamespaces`, "none"),
     };
   }
@@ -244,6 +272,12 @@ const VERSION_INFO = { title: "Kubernetes", version: "v1.37.0" };
 
 export interface OpenApiDocuments {
   v2: string;
+  /** The same swagger as gnostic's `openapi.v2.Document` protobuf (what kubectl asks /openapi/v2 for). */
+  v2Protobuf: Buffer;
+  /** The Content-Type of `v2Protobuf`. */
+  v2ProtobufContentType: string;
+  /** Whether a GET /openapi/v2 with this Accept header gets `v2Protobuf` (else JSON or 406, as before). */
+  wantsV2Protobuf(accept: string | undefined): boolean;
   v3Root: string;
   /** Keyed by `api/v1`, `apis/apps/v1`, ... */
   v3: Map<string, { body: string; hash: string }>;
@@ -255,14 +289,17 @@ export function generateOpenApi(): OpenApiDocuments {
   commonSchemas(v2Builder);
   const v2Paths: Record<string, Schema> = {};
   for (const info of RESOURCES) Object.assign(v2Paths, pathsFor(info, "v2", v2Builder));
-  const v2 = JSON.stringify({
+  const v2Document = {
     swagger: "2.0",
     info: VERSION_INFO,
     paths: v2Paths,
     definitions: Object.fromEntries([...v2Builder.schemas.entries()].sort(([a], [b]) => (a < b ? -1 : 1))),
     securityDefinitions: { BearerToken: { description: "Bearer Token authentication", type: "apiKey", name: "authorization", in: "header" } },
     security: [{ BearerToken: [] }],
-  });
+  };
+  const v2 = JSON.stringify(v2Document);
+  const encoded = encodeOpenApiV2(v2Document);
+  const v2Protobuf = Buffer.from(encoded.buffer, encoded.byteOffset, encoded.length);
 
   const byGv = new Map<string, ResourceInfo[]>();
   for (const info of RESOURCES) {
@@ -291,5 +328,5 @@ export function generateOpenApi(): OpenApiDocuments {
   for (const [key, doc] of [...v3.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
     rootPaths[key] = { serverRelativeURL: `/openapi/v3/${key}?hash=${doc.hash}` };
   }
-  return { v2, v3Root: JSON.stringify({ paths: rootPaths }), v3 };
+  return { v2, v2Protobuf, v2ProtobufContentType: OPENAPI_V2_PROTOBUF_CONTENT_TYPE, wantsV2Protobuf: prefersOpenApiV2Protobuf, v3Root: JSON.stringify({ paths: rootPaths }), v3 };
 }

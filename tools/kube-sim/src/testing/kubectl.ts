@@ -5,6 +5,9 @@ import type { ChildProcess } from "node:child_process";
 import { accessSync, constants, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
+import { after, before } from "node:test";
+import type { KubeSim, KubeSimOptions } from "../main.ts";
+import { startKubeSim } from "../main.ts";
 
 function executable(path: string): boolean {
   try {
@@ -87,4 +90,46 @@ export async function until<T>(what: string, fn: () => T | undefined | Promise<T
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));
   }
+}
+
+/** A simulator on a free port, its kubeconfig in a temporary directory, and a Kubectl for it (see simWithKubectl). */
+export interface SimWithKubectl {
+  readonly sim: KubeSim;
+  readonly kubectl: Kubectl;
+  /** The temporary directory (the kubeconfig is `kubeconfig` in it); removed after the suite. */
+  readonly dir: string;
+}
+
+/**
+ * Registers before/after hooks in the calling suite that start a simulator (fast kubelet timings unless `options`
+ * say otherwise) and a Kubectl against it, and stop and remove both. Read the fields inside tests, not at suite level.
+ */
+export function simWithKubectl(prefix: string, binary: string | undefined, options: KubeSimOptions = {}): SimWithKubectl {
+  let current: SimWithKubectl | undefined;
+  const env = (): SimWithKubectl => {
+    if (current === undefined) throw new Error("simWithKubectl: read inside a test (the simulator starts in before())");
+    return current;
+  };
+  before(async () => {
+    const dir = mkdtempSync(join(tmpdir(), prefix));
+    const sim = await startKubeSim({ port: 0, kubeconfigOut: join(dir, "kubeconfig"), ...options, kubelet: { startDelayMs: 20, terminationDelayMs: 10, bindDelayMs: 1, ...options.kubelet } });
+    current = { sim, kubectl: new Kubectl(binary ?? "kubectl", join(dir, "kubeconfig")), dir };
+  });
+  after(async () => {
+    if (current === undefined) return;
+    await current.sim.stop();
+    current.kubectl.cleanup();
+    rmSync(current.dir, { recursive: true, force: true });
+  });
+  return {
+    get sim() {
+      return env().sim;
+    },
+    get kubectl() {
+      return env().kubectl;
+    },
+    get dir() {
+      return env().dir;
+    },
+  };
 }
