@@ -107,6 +107,7 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
       watches,
       serverAddress: () => address,
       adminToken: ADMIN_TOKEN,
+      podLogs: (uid, container) => kubelet.logs(uid, container),
     }),
   );
   const stopDropper = faults.startWatchDropper(() => watches.closeAll());

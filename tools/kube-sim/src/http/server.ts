@@ -15,7 +15,9 @@ import { parseDeleteOptions, parseListOptions, parseWatchOptions, parseWriteOpti
 import { patchTypeFromContentType, resourceKey, unsupportedPatchMediaType, viewJson } from "../resources.ts";
 import type { ResourceInfo } from "../resources.ts";
 import { parseIncludeObject, partialMetadata, toTable } from "../table/table.ts";
+import type { LogLine } from "../kubelet/kubelet.ts";
 import type { KubeObject, Status } from "../types.ts";
+import { getPath } from "../types.ts";
 import { PROTOBUF_CONTENT_TYPE, kubeProtobuf } from "../protobuf/index.ts";
 import { DISCOVERY_V2_CONTENT_TYPE, PARTIAL_CONTENT_TYPE, TABLE_CONTENT_TYPE, negotiate, statusEncoding } from "./negotiate.ts";
 import type { Rendering } from "./negotiate.ts";
@@ -38,7 +40,12 @@ export interface HttpDeps {
   serverAddress(): string;
   /** Bearer token of the kubeconfig the simulator wrote; requests with it are `kubernetes-admin`. */
   adminToken: string;
+  /** The simulated kubelet's log of a pod's container (by pod uid), oldest first. */
+  podLogs(uid: string, container: string): readonly LogLine[];
 }
+
+/** Pod subresources that need a running container process: answered with a Status saying there is none. */
+const CONTAINER_STREAMS = new Set(["exec", "attach", "portforward"]);
 
 interface Reply {
   code: number;
@@ -357,6 +364,11 @@ function dispatch(
   const { registry } = deps;
   const { info, subresource: sub } = route;
   const ns = route.namespace ?? "";
+  if (info.group === "" && info.resource === "pods" && CONTAINER_STREAMS.has(sub) && route.name !== undefined) {
+    // A real API server proxies these to the node's kubelet; the simulated one runs no containers.
+    registry.getEntry(info, ns, route.name);
+    throw badRequest(`kube-sim runs no containers: ${sub} to pod "${route.name}" is not possible (the simulated kubelet only reports pod state; see tools/kube-sim/README.md)`);
+  }
   if (sub !== "" && !info.subresources.includes(sub)) throw pathNotFound();
   if (info.namespaced && route.namespace === undefined && verb !== "list") throw pathNotFound();
   const objectVerb = verb === "get" || verb === "list";
@@ -370,10 +382,7 @@ function dispatch(
   switch (verb) {
     case "get": {
       if (sub === "scale") return { reply: out(200, registry.getScale(info, ns, name)) };
-      if (sub === "log") {
-        registry.getEntry(info, ns, name);
-        return { reply: { code: 200, body: "", contentType: "text/plain" } };
-      }
+      if (sub === "log") return { reply: podLog(deps, registry.get(info, ns, name), params) };
       if (rendering === "json" && sub !== "finalize") return { reply: { code: 200, body: viewJson(info, registry.getEntry(info, ns, name).json), contentType: "application/json" } };
       if (rendering === "protobuf") return { reply: protobuf(200, JSON.parse(viewJson(info, registry.getEntry(info, ns, name).json)) as Record<string, unknown>) };
       return { reply: render(deps, req, info, registry.get(info, ns, name), 200, rendering, params) };
@@ -431,6 +440,30 @@ function dispatch(
 }
 
 /** Create and update bodies: JSON (also when no type is given), YAML or protobuf; anything else is 415. */
+/**
+ * `kubectl logs`: the simulated kubelet's lines for one container, with the apiserver's errors for a pod of several
+ * containers without `container`, an unknown container, and a container that has not started.
+ */
+function podLog(deps: HttpDeps, pod: KubeObject, params: URLSearchParams): Reply {
+  const podName = pod.metadata.name ?? "";
+  const containers = ((getPath(pod, ["spec", "containers"]) ?? []) as { name?: unknown }[]).map((c) => (typeof c.name === "string" ? c.name : ""));
+  const container = params.get("container") ?? (containers.length === 1 ? containers[0] : undefined);
+  if (container === undefined) throw badRequest(`a container name must be specified for pod ${podName}, choose one of: [${containers.join(" ")}]`);
+  if (!containers.includes(container)) throw badRequest(`container ${container} is not valid for pod ${podName}`);
+  const statuses = (getPath(pod, ["status", "containerStatuses"]) ?? []) as { name?: unknown; state?: { waiting?: { reason?: unknown } } }[];
+  const state = statuses.find((s) => s.name === container)?.state;
+  if (state === undefined || state.waiting !== undefined) {
+    const reason = typeof state?.waiting?.reason === "string" ? state.waiting.reason : "ContainerCreating";
+    throw badRequest(`container "${container}" in pod "${podName}" is waiting to start: ${reason}`);
+  }
+  let lines = deps.podLogs(pod.metadata.uid ?? "", container);
+  const tail = Number(params.get("tailLines") ?? "-1");
+  if (Number.isInteger(tail) && tail >= 0) lines = tail === 0 ? [] : lines.slice(-tail);
+  const timestamps = params.get("timestamps") === "true";
+  const body = lines.map((l) => `${timestamps ? `${l.time} ` : ""}${l.text}\n`).join("");
+  return { code: 200, body, contentType: "text/plain" };
+}
+
 function checkBodyContentType(req: IncomingMessage): void {
   const ct = (req.headers["content-type"] ?? "application/json").split(";")[0]?.trim() ?? "";
   const lower = ct.toLowerCase();

@@ -12,7 +12,7 @@ import type { KubeSim } from "../main.ts";
 import { startKubeSim } from "../main.ts";
 import { INTERNAL_WRITE } from "../registry/registry.ts";
 import { mustFind } from "../resources.ts";
-import { Kubectl, findKubectl, until } from "../testing/kubectl.ts";
+import { Kubectl, findKubectl, simWithKubectl, until } from "../testing/kubectl.ts";
 import { invalidImageMessage, probeTimingMs } from "./kubelet.ts";
 import type { KubeObject } from "../types.ts";
 import { getPath } from "../types.ts";
@@ -189,5 +189,53 @@ describe("kube-sim kubelet: pods over the API", () => {
     assert.equal(condition("probed", "Ready"), "False", "not Ready before the probe's initial delay");
     await until("Ready after the initial delay", () => (condition("probed", "Ready") === "True" ? true : undefined), 5_000);
     assert.ok(Date.now() - createdAt >= 1_000, `Ready ${Date.now() - createdAt} ms after creation (initialDelaySeconds 1)`);
+  });
+});
+
+describe("kube-sim kubelet: logs and container streams", () => {
+  const env = simWithKubectl("kube-sim-logs-", binary);
+  const podPath = (name: string, sub: string) => `${env.sim.url}/api/v1/namespaces/default/pods/${name}/${sub}`;
+
+  it("pods/log returns the simulated kubelet's lines, with the apiserver's errors for ambiguous or waiting containers", async () => {
+    env.sim.registry.create(PODS, "default", pod("logged"), INTERNAL_WRITE);
+    env.sim.registry.create(PODS, "default", { ...pod("two"), spec: { containers: [{ name: "a", image: "nginx:1.27" }, { name: "b", image: "nginx:1.27" }] } }, INTERNAL_WRITE);
+    env.sim.registry.create(PODS, "default", { ...pod("bad"), spec: { containers: [{ name: "c", image: "NGINX" }] } }, INTERNAL_WRITE);
+    await until("running", () => (getPath(env.sim.registry.tryGet(PODS, "default", "logged") ?? { metadata: {} }, ["status", "phase"]) === "Running" ? true : undefined));
+    await until("two running", () => (getPath(env.sim.registry.tryGet(PODS, "default", "two") ?? { metadata: {} }, ["status", "phase"]) === "Running" ? true : undefined));
+    const log = await fetch(podPath("logged", "log"));
+    assert.equal(log.status, 200);
+    assert.match(await log.text(), /^kube-sim: container started from image nginx:1\.27 on node .*nothing else is logged\n$/);
+    const stamped = await (await fetch(`${podPath("logged", "log")}?timestamps=true`)).text();
+    assert.match(stamped, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z kube-sim: container started/);
+    assert.equal(await (await fetch(`${podPath("logged", "log")}?tailLines=0`)).text(), "");
+    const ambiguous = await fetch(podPath("two", "log"));
+    assert.equal(ambiguous.status, 400);
+    assert.equal(((await ambiguous.json()) as { message: string }).message, "a container name must be specified for pod two, choose one of: [a b]");
+    assert.equal((await fetch(`${podPath("two", "log")}?container=b`)).status, 200);
+    await until("bad image waits", () => (getPath(env.sim.registry.tryGet(PODS, "default", "bad") ?? { metadata: {} }, ["status", "containerStatuses"]) !== undefined ? true : undefined));
+    const waiting = await fetch(podPath("bad", "log"));
+    assert.equal(waiting.status, 400);
+    assert.equal(((await waiting.json()) as { message: string }).message, 'container "c" in pod "bad" is waiting to start: InvalidImageName');
+  });
+
+  it("exec, attach and port-forward answer a Status that nothing runs (not a NotFound)", async () => {
+    env.sim.registry.create(PODS, "default", pod("streams"), INTERNAL_WRITE);
+    for (const sub of ["exec?command=sh", "attach", "portforward?ports=80"]) {
+      const res = await fetch(podPath("streams", sub), { method: "POST" });
+      assert.equal(res.status, 400, sub);
+      const status = (await res.json()) as { reason: string; message: string };
+      assert.equal(status.reason, "BadRequest");
+      assert.match(status.message, /^kube-sim runs no containers: (exec|attach|portforward) to pod "streams" is not possible/);
+    }
+    assert.equal((await fetch(podPath("missing", "exec?command=sh"), { method: "POST" })).status, 404, "a pod that does not exist is still a NotFound");
+  });
+
+  it("kubectl logs, exec and port-forward", { skip: binary === undefined ? "kubectl is not on the PATH (set KUBECTL to a kubectl 1.32 binary)" : false }, async () => {
+    await env.kubectl.ok(["run", "shell", "--image=nginx:1.27", "--restart=Never"]);
+    await until("running", () => (getPath(env.sim.registry.tryGet(PODS, "default", "shell") ?? { metadata: {} }, ["status", "phase"]) === "Running" ? true : undefined));
+    assert.match(await env.kubectl.ok(["logs", "shell"]), /kube-sim: container started from image nginx:1\.27/);
+    const exec = await env.kubectl.run(["exec", "shell", "--", "sh", "-c", "true"]);
+    assert.notEqual(exec.code, 0);
+    assert.match(exec.stderr, /kube-sim runs no containers/);
   });
 });

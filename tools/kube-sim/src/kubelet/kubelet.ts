@@ -116,6 +116,17 @@ export function probeTimingMs(container: Record<string, unknown>): { startedAfte
   return { startedAfterMs, readyAfterMs: Math.max(startedAfterMs, initialMs + passesMs) };
 }
 
+/** One line of a container's simulated log. */
+export interface LogLine {
+  readonly container: string;
+  /** RFC 3339 with nanoseconds, as `kubectl logs --timestamps` prints it. */
+  readonly time: string;
+  readonly text: string;
+}
+
+/** Lines kept per pod (a container's log rotates on a real node too). */
+const LOG_LINES_PER_POD = 1_000;
+
 export class Kubelet {
   private readonly registry: Registry;
   private readonly options: KubeletOptions;
@@ -123,6 +134,8 @@ export class Kubelet {
   private readonly unsubscribe: () => void;
   private ipCounter = 0;
   private stopped = false;
+  /** What each pod's containers "logged", by uid: the simulated kubelet's own lines (nothing runs in them). */
+  private readonly logBook = new Map<string, LogLine[]>();
   /** When each running pod's containers started (performance.now()), for probe timing; by uid. */
   private readonly startedAtMs = new Map<string, number>();
   /** Pods left unscheduled because the node was cordoned, by uid: tried again when the node changes. */
@@ -213,6 +226,7 @@ export class Kubelet {
       this.cancel(`${uid}/`);
       this.waiting.delete(uid);
       this.startedAtMs.delete(uid);
+      this.logBook.delete(uid);
       return;
     }
     const pod = JSON.parse(event.entry.json) as KubeObject;
@@ -272,6 +286,18 @@ export class Kubelet {
     this.registry.writeInternal(mustFind("", "pods"), pod);
   }
 
+  /** The simulated log of a pod's container, oldest first (empty for a pod this kubelet did not start). */
+  logs(uid: string, container: string): readonly LogLine[] {
+    return (this.logBook.get(uid) ?? []).filter((line) => line.container === container);
+  }
+
+  private log(uid: string, container: string, text: string): void {
+    const lines = this.logBook.get(uid) ?? [];
+    lines.push({ container, time: this.registry.now().toISOString().replace(/\.(\d{3})Z$/, ".$1000000Z"), text });
+    if (lines.length > LOG_LINES_PER_POD) lines.splice(0, lines.length - LOG_LINES_PER_POD);
+    this.logBook.set(uid, lines);
+  }
+
   /** `spec.unschedulable` of the node (kubectl cordon sets it). */
   private nodeCordoned(): boolean {
     if (!RESOURCES.some((r) => r.group === "" && r.resource === "nodes")) return false;
@@ -321,6 +347,10 @@ export class Kubelet {
     }));
     pod["status"] = status;
     this.startedAtMs.set(uid, performance.now());
+    for (const c of containersOf(pod)) {
+      const image = typeof c["image"] === "string" ? c["image"] : "";
+      this.log(uid, String(c["name"]), `kube-sim: container started from image ${image} on node ${this.options.nodeName}; the simulator runs no processes, so nothing else is logged`);
+    }
     this.applyAnnotations(pod, now);
     this.registry.writeInternal(mustFind("", "pods"), pod);
   }
