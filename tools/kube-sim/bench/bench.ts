@@ -1,14 +1,14 @@
 // kube-sim benchmark (not a test): request latency at a fixed request rate with a mixed workload over
 // keep-alive HTTP, the server's CPU time per request, and the memory the simulator uses with many pods
 // and watchers. The server runs in this process; the load generator and the watchers are child processes.
-//   npx tsx --expose-gc --max-semi-space-size=64 tools/kube-sim/bench/bench.ts [--pods 50000] [--watchers 100] [--rps 1000] [--seconds 10] [--runs 1] [--cpu-prof FILE] [--heap-prof FILE] [--v8-pretenuring]
+//   npx tsx --expose-gc --max-semi-space-size=64 tools/kube-sim/bench/bench.ts [--pods 50000] [--watchers 100] [--rps 1000] [--seconds 10] [--runs 1] [--protobuf-share 0.5] [--cpu-prof FILE] [--heap-prof FILE] [--v8-pretenuring]
 import { fork } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import { cpus, loadavg } from "node:os";
 import { PerformanceObserver, constants as perfConstants, monitorEventLoopDelay } from "node:perf_hooks";
-import { Command, Option } from "commander";
+import { Command, InvalidArgumentError, Option } from "commander";
 import { DEFAULT_WATCH_COALESCE_MS, startKubeSim } from "../src/main.ts";
 import { INTERNAL_WRITE } from "../src/registry/registry.ts";
 import { mustFind } from "../src/resources.ts";
@@ -22,11 +22,20 @@ const opts = new Command("kube-sim-bench")
   .addOption(new Option("--seconds <n>", "duration of one load run").default(10).argParser(Number))
   .addOption(new Option("--runs <n>", "load runs against the same preloaded server (the machine's load varies between them)").default(1).argParser(Number))
   .addOption(new Option("--watch-coalesce-ms <n>", "the simulator's --watch-coalesce-ms").default(DEFAULT_WATCH_COALESCE_MS).argParser(Number))
+  .addOption(
+    new Option("--protobuf-share <share>", "share (0..1) of requests and of watchers that speak protobuf as client-go does; the others speak JSON")
+      .default(0)
+      .argParser((value) => {
+        const share = Number(value);
+        if (!(share >= 0 && share <= 1)) throw new InvalidArgumentError("a share from 0 to 1");
+        return share;
+      }),
+  )
   .addOption(new Option("--cpu-prof <file>", "write a CPU profile of the server process during the load runs"))
   .addOption(new Option("--heap-prof <file>", "write a sampling heap profile of the server process: what the load runs allocated that was still on the heap at their end"))
   .addOption(new Option("--v8-pretenuring", `keep V8's allocation-site pretenuring on (the server process runs with ${NO_PRETENURING_FLAG}, ADR 0025); for comparisons`))
   .parse(process.argv)
-  .opts<{ pods: number; watchers: number; rps: number; seconds: number; runs: number; watchCoalesceMs: number; cpuProf?: string; heapProf?: string; v8Pretenuring?: boolean }>();
+  .opts<{ pods: number; watchers: number; rps: number; seconds: number; runs: number; watchCoalesceMs: number; protobufShare: number; cpuProf?: string; heapProf?: string; v8Pretenuring?: boolean }>();
 
 // As the kube-sim CLI does, before the server allocates anything.
 if (opts.v8Pretenuring !== true) disableAllocationSitePretenuring();
@@ -127,12 +136,12 @@ async function main(): Promise<void> {
   }
   const preloadMs = performance.now() - t0;
   const loaded = settle();
-  console.log(`kube-sim benchmark (node ${process.version}, ${cpus().length} cores, load average before ${loadBefore}, ${gc === undefined ? "no --expose-gc: memory includes garbage" : "after forced GC"}, V8 allocation-site pretenuring ${opts.v8Pretenuring === true ? "on" : "off"})`);
+  console.log(`kube-sim benchmark (node ${process.version}, ${cpus().length} cores, load average before ${loadBefore}, ${gc === undefined ? "no --expose-gc: memory includes garbage" : "after forced GC"}, V8 allocation-site pretenuring ${opts.v8Pretenuring === true ? "on" : "off"}, ${Math.round(opts.protobufShare * 100)}% of requests and watchers in protobuf)`);
   console.log(`preload: ${opts.pods} pods in ${namespaces} namespaces, scheduled and Running, in ${(preloadMs / 1000).toFixed(1)} s`);
   console.log(`memory: baseline heap ${mib(base.heapUsed)} rss ${mib(base.rss)}; with ${opts.pods} pods heap ${mib(loaded.heapUsed)} rss ${mib(loaded.rss)} (${((loaded.heapUsed - base.heapUsed) / opts.pods / 1024).toFixed(2)} KiB heap per pod)`);
 
   // Watchers and the request generator are separate client processes, as informers and controllers are.
-  const base0: LoadConfig = { url: sim.url, rps: 0, durationMs: opts.seconds * 1000, watchers: 0, namespace: "bench", listNamespaces: namespaces, setsPerNamespace, namePrefix: "cm-" };
+  const base0: LoadConfig = { url: sim.url, rps: 0, durationMs: opts.seconds * 1000, watchers: 0, namespace: "bench", listNamespaces: namespaces, setsPerNamespace, namePrefix: "cm-", protobufShare: opts.protobufShare };
   const watchers = opts.watchers > 0 ? startClient({ ...base0, watchers: opts.watchers }) : undefined;
   if (watchers !== undefined) await expect(watchers, "ready");
   while (sim.registry.store.watcherCount() < opts.watchers) await new Promise((r) => setTimeout(r, 20));

@@ -4,6 +4,7 @@
 import { connect } from "node:net";
 import type { Socket } from "node:net";
 import { monitorEventLoopDelay } from "node:perf_hooks";
+import { PROTOBUF_CONTENT_TYPE, kubeProtobuf } from "../src/protobuf/index.ts";
 
 export interface LoadConfig {
   url: string;
@@ -17,7 +18,34 @@ export interface LoadConfig {
   setsPerNamespace: number;
   /** Prefix of created ConfigMap names, so repeated runs against one server do not collide. */
   namePrefix: string;
+  /**
+   * Share (0..1) of requests, and of watchers, that speak protobuf as client-go does (bodies in protobuf, Accept
+   * protobuf then JSON); the others speak JSON.
+   */
+  protobufShare: number;
 }
+
+const JSON_HEADERS = "Accept: application/json\r\nContent-Type: application/json";
+const PROTOBUF_HEADERS = `Accept: ${PROTOBUF_CONTENT_TYPE}, application/json\r\nContent-Type: ${PROTOBUF_CONTENT_TYPE}`;
+
+/** A client's view of an object: its body in the client's encoding, and back. */
+interface Encoding {
+  readonly headers: string;
+  encode(value: Record<string, unknown>): Buffer;
+  decode(body: Buffer): Record<string, unknown>;
+}
+
+const JSON_ENCODING: Encoding = {
+  headers: JSON_HEADERS,
+  encode: (value) => Buffer.from(JSON.stringify(value)),
+  decode: (body) => JSON.parse(body.toString("utf8")) as Record<string, unknown>,
+};
+
+const PROTOBUF_ENCODING: Encoding = {
+  headers: PROTOBUF_HEADERS,
+  encode: (value) => Buffer.from(kubeProtobuf().encode(value)),
+  decode: (body) => kubeProtobuf().decode(body).object,
+};
 
 export interface LoadResult {
   latenciesMs: Record<"get" | "list" | "create" | "update", number[]>;
@@ -49,7 +77,7 @@ function report(msg: ClientReport, then?: () => void): void {
  */
 class KeepAlivePool {
   private readonly idle: Connection[] = [];
-  private readonly queue: { head: string; body: string; resolve: (r: Reply) => void; reject: (e: Error) => void }[] = [];
+  private readonly queue: { head: string; body: Buffer; resolve: (r: Reply) => void; reject: (e: Error) => void }[] = [];
   private open = 0;
   private readonly target: URL;
   private readonly maxConnections: number;
@@ -59,8 +87,8 @@ class KeepAlivePool {
     this.maxConnections = maxConnections;
   }
 
-  send(method: string, path: string, body = ""): Promise<Reply> {
-    const head = `${method} ${path} HTTP/1.1\r\nHost: ${this.target.host}\r\nUser-Agent: kube-sim-bench/1.0\r\nAccept: application/json\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`;
+  send(method: string, path: string, body: Buffer = Buffer.alloc(0), headers = JSON_HEADERS): Promise<Reply> {
+    const head = `${method} ${path} HTTP/1.1\r\nHost: ${this.target.host}\r\nUser-Agent: kube-sim-bench/1.0\r\n${headers}\r\nContent-Length: ${body.length}\r\n\r\n`;
     return new Promise((resolve, reject) => {
       this.queue.push({ head, body, resolve, reject });
       this.pump();
@@ -85,7 +113,7 @@ class KeepAlivePool {
         return;
       }
       const c = conn;
-      c.request(job.head + job.body).then(
+      c.request(Buffer.concat([Buffer.from(job.head, "latin1"), job.body])).then(
         (reply) => {
           this.idle.push(c);
           job.resolve(reply);
@@ -103,7 +131,7 @@ class KeepAlivePool {
 
 interface Reply {
   status: number;
-  body: string;
+  body: Buffer;
 }
 
 /** One keep-alive connection; responses are framed by Content-Length or chunked encoding. */
@@ -133,7 +161,7 @@ class Connection {
     });
   }
 
-  request(bytes: string): Promise<Reply> {
+  request(bytes: Buffer): Promise<Reply> {
     return new Promise((resolve, reject) => {
       this.waiting = { resolve, reject };
       this.socket.write(bytes);
@@ -150,12 +178,12 @@ class Connection {
     const head = this.buffer.toString("latin1", 0, headEnd);
     const status = Number(head.slice(9, 12));
     const length = /\r\ncontent-length:\s*(\d+)/i.exec(head);
-    let body: string;
+    let body: Buffer;
     let consumed: number;
     if (length !== null) {
       consumed = headEnd + 4 + Number(length[1]);
       if (this.buffer.length < consumed) return;
-      body = this.buffer.toString("utf8", headEnd + 4, consumed);
+      body = Buffer.from(this.buffer.subarray(headEnd + 4, consumed));
     } else if (/\r\ntransfer-encoding:\s*chunked/i.test(head)) {
       const parts: Buffer[] = [];
       let at = headEnd + 4;
@@ -171,7 +199,7 @@ class Connection {
         parts.push(this.buffer.subarray(lineEnd + 2, lineEnd + 2 + size));
         at = lineEnd + 2 + size + 2;
       }
-      body = Buffer.concat(parts).toString("utf8");
+      body = Buffer.concat(parts);
     } else {
       this.waiting.reject(new Error(`response without Content-Length or chunked encoding: ${head.split("\r\n")[0] ?? ""}`));
       this.waiting = undefined;
@@ -208,13 +236,19 @@ function cpuMsSince(start: NodeJS.CpuUsage): number {
 async function watch(cfg: LoadConfig): Promise<LoadResult> {
   const target = new URL(cfg.url);
   const result = emptyResult();
-  const marker = Buffer.from('{"type":"');
+  const jsonMarkers = [Buffer.from('{"type":"')];
+  // A protobuf watch frame is a WatchEvent whose field 1 is the event type: tag 0x0a, length, name.
+  const protobufMarkers = ["ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR"].map((type) => Buffer.concat([Buffer.from([0x0a, type.length]), Buffer.from(type)]));
   const sockets: Socket[] = [];
+  const protobufWatchers = Math.round(cfg.watchers * cfg.protobufShare);
   await Promise.all(
     Array.from(
       { length: cfg.watchers },
-      () =>
+      (_, index) =>
         new Promise<void>((resolve) => {
+          const protobuf = index < protobufWatchers;
+          const markers = protobuf ? protobufMarkers : jsonMarkers;
+          const longest = Math.max(...markers.map((m) => m.length));
           const socket = connect({ host: target.hostname, port: Number(target.port) });
           sockets.push(socket);
           // Events are counted by their opening bytes; the tail of a chunk is kept so a marker split
@@ -228,11 +262,13 @@ async function watch(cfg: LoadConfig): Promise<LoadResult> {
             }
             result.watchBytes += chunk.length;
             const data = carry.length === 0 ? chunk : Buffer.concat([carry, chunk]);
-            for (let i = data.indexOf(marker); i >= 0; i = data.indexOf(marker, i + marker.length)) result.watchEvents++;
-            carry = data.subarray(Math.max(0, data.length - marker.length + 1));
+            for (const marker of markers) {
+              for (let i = data.indexOf(marker); i >= 0; i = data.indexOf(marker, i + marker.length)) result.watchEvents++;
+            }
+            carry = data.subarray(Math.max(0, data.length - longest + 1));
           });
           socket.on("error", () => resolve());
-          socket.write(`GET /api/v1/namespaces/${cfg.namespace}/configmaps?watch=true&allowWatchBookmarks=true&resourceVersion=0 HTTP/1.1\r\nHost: ${target.host}\r\nUser-Agent: kube-sim-bench/1.0\r\nAccept: application/json\r\n\r\n`);
+          socket.write(`GET /api/v1/namespaces/${cfg.namespace}/configmaps?watch=true&allowWatchBookmarks=true&resourceVersion=0 HTTP/1.1\r\nHost: ${target.host}\r\nUser-Agent: kube-sim-bench/1.0\r\nAccept: ${protobuf ? `${PROTOBUF_CONTENT_TYPE}, application/json` : "application/json"}\r\n\r\n`);
         }),
     ),
   );
@@ -249,21 +285,22 @@ async function watch(cfg: LoadConfig): Promise<LoadResult> {
 /** The open-loop request mix at cfg.rps for cfg.durationMs. */
 async function load(cfg: LoadConfig): Promise<LoadResult> {
   const pool = new KeepAlivePool(new URL(cfg.url), 64);
-  const send = (method: string, path: string, body?: string) => pool.send(method, path, body);
   const result = emptyResult();
   const known: { name: string; obj: Record<string, unknown> }[] = [];
   let counter = 0;
   const inflight = new Set<Promise<void>>();
   const one = async (): Promise<void> => {
     const r = Math.random();
+    const encoding = Math.random() < cfg.protobufShare ? PROTOBUF_ENCODING : JSON_ENCODING;
+    const send = (method: string, path: string, body?: Record<string, unknown>) => pool.send(method, path, body === undefined ? undefined : encoding.encode(body), encoding.headers);
     const t0 = performance.now();
     let kind: keyof LoadResult["latenciesMs"];
     let res: Reply;
     if (r < 0.2 || known.length === 0) {
       kind = "create";
       const name = `${cfg.namePrefix}${counter++}`;
-      res = await send("POST", `/api/v1/namespaces/${cfg.namespace}/configmaps`, JSON.stringify({ metadata: { name, labels: { bench: "true" } }, data: { v: "0" } }));
-      if (res.status === 201) known.push({ name, obj: JSON.parse(res.body) as Record<string, unknown> });
+      res = await send("POST", `/api/v1/namespaces/${cfg.namespace}/configmaps`, { apiVersion: "v1", kind: "ConfigMap", metadata: { name, labels: { bench: "true" } }, data: { v: "0" } });
+      if (res.status === 201) known.push({ name, obj: encoding.decode(res.body) });
     } else if (r < 0.6) {
       kind = "get";
       const pick = known[Math.floor(Math.random() * known.length)];
@@ -280,8 +317,8 @@ async function load(cfg: LoadConfig): Promise<LoadResult> {
       const pick = known[Math.floor(Math.random() * known.length)];
       if (pick === undefined) return;
       const obj = { ...pick.obj, data: { v: String(counter++) } };
-      res = await send("PUT", `/api/v1/namespaces/${cfg.namespace}/configmaps/${pick.name}`, JSON.stringify(obj));
-      if (res.status === 200) pick.obj = JSON.parse(res.body) as Record<string, unknown>;
+      res = await send("PUT", `/api/v1/namespaces/${cfg.namespace}/configmaps/${pick.name}`, obj);
+      if (res.status === 200) pick.obj = encoding.decode(res.body);
     }
     result.latenciesMs[kind].push(performance.now() - t0);
     if (res.status === 409) result.conflicts++;
