@@ -1,0 +1,119 @@
+// An operator's day with kubectl 1.32 against the simulator alone (no StatefulSet controller runs here, so the set's
+// pods and revisions do not appear): each command's exit code and the shape of its output, and what the server
+// stored. The one command that is expected to fail is `apply --server-side` (server-side apply is not served; see
+// tools/kube-sim/README.md, "What it does not do").
+import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, it } from "node:test";
+import { mustFind } from "./resources.ts";
+import { findKubectl, simWithKubectl, until } from "./testing/kubectl.ts";
+import { getPath } from "./types.ts";
+
+const binary = findKubectl();
+const skip = binary === undefined ? "kubectl is not on the PATH (set KUBECTL to a kubectl 1.32 binary)" : false;
+const STS = mustFind("apps", "statefulsets");
+const PODS = mustFind("", "pods");
+const NODES = mustFind("", "nodes");
+
+const STATEFULSET = `apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: web, namespace: day}
+spec:
+  serviceName: web
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: c, image: "nginx:1.27"}]}
+`;
+
+describe("kubectl 1.32: an operator's day against the simulator", { skip, concurrency: false }, () => {
+  const env = simWithKubectl("kube-sim-transcript-", binary);
+  const k = (...args: string[]) => env.kubectl.ok(args);
+  const sts = () => env.sim.registry.get(STS, "day", "web");
+
+  it("creates a namespace, a ConfigMap and a Service with the typed generators (protobuf bodies)", async () => {
+    assert.match(await k("create", "namespace", "day"), /^namespace\/day created$/m);
+    assert.match(await k("-n", "day", "create", "configmap", "cfg", "--from-literal=a=b"), /^configmap\/cfg created$/m);
+    assert.match(await k("-n", "day", "create", "service", "clusterip", "web", "--tcp=80:80"), /^service\/web created$/m);
+  });
+
+  it("applies a StatefulSet, diffs it (no change, then a change), and explains its fields", async () => {
+    const file = join(env.dir, "sts.yaml");
+    writeFileSync(file, STATEFULSET);
+    assert.match(await k("apply", "-f", file), /^statefulset\.apps\/web created$/m);
+    assert.equal(await k("diff", "-f", file), "", "no difference right after the apply");
+    writeFileSync(file, STATEFULSET.replace("replicas: 2", "replicas: 4"));
+    const diff = await env.kubectl.run(["diff", "-f", file]);
+    assert.equal(diff.code, 1, `kubectl diff exits 1 when there is a difference: ${diff.stderr}`);
+    assert.match(diff.stdout, /^- {2}replicas: 2$/m);
+    assert.match(diff.stdout, /^\+ {2}replicas: 4$/m);
+    assert.equal(getPath(sts(), ["spec", "replicas"]), 2, "diff is a dry run");
+    assert.match(await k("explain", "statefulset.spec.updateStrategy"), /FIELDS:[\s\S]*rollingUpdate[\s\S]*type/);
+  });
+
+  it("server-side apply is refused with a clear message (not served)", async () => {
+    const file = join(env.dir, "sts.yaml");
+    const ssa = await env.kubectl.run(["apply", "--server-side", "-f", file]);
+    assert.notEqual(ssa.code, 0);
+    assert.match(ssa.stderr, /Server-side apply not available on the server/);
+  });
+
+  it("labels, annotates and patches (merge, JSON, strategic) and scales", async () => {
+    assert.match(await k("-n", "day", "label", "sts", "web", "tier=backend"), /labeled/);
+    assert.match(await k("-n", "day", "annotate", "sts", "web", "note=day"), /annotated/);
+    assert.match(await k("-n", "day", "patch", "sts", "web", "--type=merge", "-p", '{"spec":{"replicas":3}}'), /patched/);
+    assert.match(await k("-n", "day", "patch", "sts", "web", "--type=json", "-p", '[{"op":"replace","path":"/spec/minReadySeconds","value":5}]'), /patched/);
+    assert.match(await k("-n", "day", "patch", "sts", "web", "-p", '{"spec":{"template":{"spec":{"containers":[{"name":"c","image":"nginx:1.28"}]}}}}'), /patched/);
+    assert.match(await k("-n", "day", "scale", "sts", "web", "--replicas=1"), /scaled/);
+    const stored = sts();
+    assert.equal(stored.metadata.labels?.["tier"], "backend");
+    assert.equal(stored.metadata.annotations?.["note"], "day");
+    assert.equal(getPath(stored, ["spec", "minReadySeconds"]), 5);
+    assert.equal(getPath(stored, ["spec", "replicas"]), 1);
+    assert.deepEqual((getPath(stored, ["spec", "template", "spec", "containers"]) as { image: string }[]).map((c) => c.image), ["nginx:1.28"]);
+  });
+
+  it("rollout restart stamps the template; pause is refused as upstream's kubectl refuses it for StatefulSets", async () => {
+    assert.match(await k("-n", "day", "rollout", "restart", "sts", "web"), /restarted/);
+    assert.ok(getPath(sts(), ["spec", "template", "metadata", "annotations", "kubectl.kubernetes.io/restartedAt"]) !== undefined);
+    const pause = await env.kubectl.run(["-n", "day", "rollout", "pause", "sts", "web"]);
+    assert.notEqual(pause.code, 0);
+    assert.match(pause.stderr, /pausing is not supported/);
+  });
+
+  it("runs a pod, waits for it, reads its logs and events, watches it, cordons and drains", async () => {
+    assert.match(await k("-n", "day", "run", "shell", "--image=nginx:1.27", "--restart=Never"), /pod\/shell created/);
+    assert.match(await k("-n", "day", "wait", "--for=condition=Ready", "pod/shell", "--timeout=20s"), /condition met/);
+    assert.match(await k("-n", "day", "logs", "shell"), /kube-sim: container started from image nginx:1\.27/);
+    const watch = env.kubectl.spawn(["-n", "day", "get", "pods", "-w", "--output-watch-events"]);
+    let seen = "";
+    watch.stdout?.on("data", (chunk: Buffer) => (seen += chunk.toString()));
+    try {
+      await until("the watch lists the pod", () => (/shell/.test(seen) ? true : undefined), 10_000);
+      await k("-n", "day", "label", "pod", "shell", "seen=yes");
+      await until("the watch shows the change", () => (/MODIFIED\s+shell/.test(seen) ? true : undefined), 10_000);
+    } finally {
+      watch.kill();
+    }
+    const node = (await k("get", "nodes", "-o", "name")).trim().replace(/^node\//, "");
+    assert.match(await k("cordon", node), /cordoned/);
+    assert.equal(getPath(env.sim.registry.get(NODES, "", node), ["spec", "unschedulable"]), true);
+    assert.match(await k("drain", node, "--ignore-daemonsets", "--force", "--timeout=30s"), /drained/);
+    await until("the pod is evicted", () => (env.sim.registry.tryGet(PODS, "day", "shell") === undefined ? true : undefined), 10_000);
+    assert.match(await k("uncordon", node), /uncordoned/);
+    const events = await env.kubectl.run(["-n", "day", "events"]);
+    assert.equal(events.code, 0, events.stderr);
+    // No controller runs here to record Events: kubectl says so on stderr, as against a real server.
+    assert.match(events.stdout + events.stderr, /LAST SEEN|No events found in day namespace/);
+  });
+
+  it("deletes with each cascade", async () => {
+    assert.match(await k("-n", "day", "delete", "configmap", "cfg", "--cascade=foreground"), /deleted/);
+    assert.match(await k("-n", "day", "delete", "service", "web", "--cascade=orphan"), /deleted/);
+    assert.match(await k("-n", "day", "delete", "sts", "web", "--cascade=background"), /deleted/);
+    await until("the set is gone", () => (env.sim.registry.tryGet(STS, "day", "web") === undefined ? true : undefined), 10_000);
+    assert.match(await k("delete", "namespace", "day"), /deleted/);
+  });
+});
