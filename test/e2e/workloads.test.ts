@@ -319,6 +319,29 @@ describe("StatefulSets end to end through NATS (one stack, audit-log ordering)",
 
   // Acceptance 4 / planner InvalidName: the revision label (`<name>-<hash>`) cannot exceed 63 characters, so a
   // 60-character name passes API validation but cannot be reconciled.
+  // What an operator types against the local stack (issue 15's transcript, the commands that need the controller):
+  // kubectl's typed commands speak protobuf to the simulator, `rollout status` waits on what the status-writer writes.
+  it("kubectl on the fleet: create namespace, set image, rollout status and history, logs, exec refused", { skip: kubectlBinary === undefined ? "kubectl is not on the PATH" : false }, async () => {
+    const kubectl = new Kubectl(kubectlBinary ?? "kubectl", t.kubeconfigPath);
+    try {
+      const ns = "e2e-kubectl-day";
+      assert.match(await kubectl.ok(["create", "namespace", ns]), /namespace\/e2e-kubectl-day created/);
+      await createSet(kube, ns, "web", { replicas: 2, image: IMAGE_A });
+      await waitForConverged(kube, ns, "web", 2);
+      assert.match(await kubectl.ok(["-n", ns, "set", "image", "statefulset/web", `app=${IMAGE_B}`]), /image updated/);
+      assert.match(await kubectl.ok(["-n", ns, "rollout", "status", "statefulset/web", "--timeout=60s"]), /roll out complete/);
+      const history = await kubectl.ok(["-n", ns, "rollout", "history", "statefulset/web"]);
+      assert.match(history, /^1\s/m);
+      assert.match(history, /^2\s/m);
+      assert.match(await kubectl.ok(["-n", ns, "logs", "web-0"]), new RegExp(`container started from image ${IMAGE_B.replaceAll(".", "\\.")}`));
+      const exec = await kubectl.run(["-n", ns, "exec", "web-0", "--", "true"]);
+      assert.notEqual(exec.code, 0);
+      assert.match(exec.stderr, /kube-sim runs no containers/);
+    } finally {
+      kubectl.cleanup();
+    }
+  });
+
   it("a StatefulSet the planner refuses gets a Warning Event and nothing else", async () => {
     const ns = "e2e-refused";
     const name = `refused-${"x".repeat(52)}`;
