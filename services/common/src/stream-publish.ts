@@ -7,7 +7,7 @@
 // The wire is JetStream's own: the message goes to the stream's subject with `Nats-Msg-Id` and
 // `Nats-Expected-Last-Subject-Sequence` headers; the server answers `{"stream","seq","duplicate"}` or
 // `{"error":{"code","err_code","description"}}`, or a 503 status when no stream takes the subject.
-import { JetStreamApiCodes } from "@nats-io/jetstream";
+import { JetStreamApiCodes, JetStreamApiError } from "@nats-io/jetstream";
 import { createInbox, headers as natsHeaders } from "@nats-io/transport-node";
 import type { Msg, MsgHdrs, NatsConnection, Subscription } from "@nats-io/transport-node";
 
@@ -60,6 +60,12 @@ interface AckBody {
   seq?: unknown;
   duplicate?: unknown;
   error?: { code?: unknown; err_code?: unknown; description?: unknown };
+}
+
+/** A compare-and-set on a subject's last sequence failed: a StreamPublisher publish, or a nats.js KV/JetStream call. */
+export function isWrongLastSequence(error: unknown): boolean {
+  if (error instanceof StreamPublishError) return error.isWrongLastSequence;
+  return error instanceof JetStreamApiError && (error.code === JetStreamApiCodes.StreamWrongLastSequence || error.code === JetStreamApiCodes.StreamWrongLastSequenceUnknown);
 }
 
 /** Where stream publishes go: a JetStream publish answered by its ack (StreamPublisher satisfies it). */

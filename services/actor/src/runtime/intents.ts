@@ -9,7 +9,7 @@
 import type { JetStreamManager } from "@nats-io/jetstream";
 import { DecodeError, STREAMS, codecs, intentLogQuorum, intentSubjects } from "#protocol";
 import type { Intent, SetAddress } from "#protocol";
-import { StreamPublishError } from "../../../common/src/stream-publish.ts";
+import { isWrongLastSequence } from "../../../common/src/stream-publish.ts";
 import type { StreamPublish } from "../../../common/src/stream-publish.ts";
 
 /** What a turn and a takeover need of the log, whichever way it is kept. */
@@ -143,7 +143,7 @@ export class IntentLog implements IntentAppender {
         this.lastSeq.set(subject, ack.seq);
         return ack.seq;
       } catch (error) {
-        if (!(error instanceof StreamPublishError && error.isWrongLastSequence)) throw error;
+        if (!isWrongLastSequence(error)) throw error;
         this.lastSeq.delete(subject);
         const last = await this.readLast(subject);
         const theirs = last.intent;

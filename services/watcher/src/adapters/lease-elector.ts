@@ -4,11 +4,12 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { KV } from "@nats-io/kv";
 import { assertNever } from "#protocol";
+import { failingRenewRetryMs, renewAnswerBoundMs, renewIntervalMs } from "../../../common/src/lease-timing.ts";
 import type { Logger } from "../../../common/src/logger.ts";
 import { decideStandby, decodeLease, encodeLease, leaderMustStepDown } from "../domain/lease.ts";
 import type { LeaseObservation, StandbyMemory } from "../domain/lease.ts";
 import type { WatcherMetrics } from "../metrics.ts";
-import { isWrongLastSequence } from "./publisher.ts";
+import { isWrongLastSequence } from "../../../common/src/stream-publish.ts";
 
 export interface LeaseElectorOptions {
   readonly key: string;
@@ -25,12 +26,6 @@ export interface LeaseCallbacks {
   onStoppedLeading(reason: "lost" | "renew-deadline" | "released"): void;
 }
 
-/**
- * While renewals fail, each attempt waits this share of the retry period for its answer and the next one starts as
- * long after it (250 ms each with the default profile): the first attempt after an election of the leases bucket lands
- * within half a second of it (ADR 0084).
- */
-const FAILING_RENEW_SHARE = 8;
 
 /** A KV call did not answer before the renew deadline. */
 export class LeaseTimeoutError extends Error {
@@ -152,9 +147,9 @@ export class LeaseElector {
       // on nats-server 2.9, against the default 10 s deadline) plus the first retry after it (ADR 0084).
       this.renewsFailing = renewFailed;
       const delayMs = renewFailed
-        ? this.options.retryPeriodMs / FAILING_RENEW_SHARE
+        ? failingRenewRetryMs(this.options.retryPeriodMs)
         : this.leading
-          ? this.options.retryPeriodMs / 4
+          ? renewIntervalMs(this.options.retryPeriodMs)
           : this.options.retryPeriodMs * (1 + 0.2 * this.random());
       try {
         await sleep(delayMs, undefined, { signal });
@@ -187,7 +182,7 @@ export class LeaseElector {
     const answer = this.kv.update(this.options.key, this.record(this.options.holder), this.revision).then((revision) => this.renewed(sentMs, revision));
     answer.catch(() => undefined);
     try {
-      await this.withinDeadline(answer, this.options.retryPeriodMs / (this.renewsFailing ? FAILING_RENEW_SHARE : 1));
+      await this.withinDeadline(answer, renewAnswerBoundMs(this.options.retryPeriodMs, this.renewsFailing));
       return true;
     } catch (error) {
       if (isWrongLastSequence(error)) {

@@ -14,7 +14,6 @@
 // decoding; each retried attempt sends the live copy again for owners that missed it.
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import type { Context, Tracer } from "@opentelemetry/api";
-import { JetStreamApiCodes, JetStreamApiError } from "@nats-io/jetstream";
 import type { JetStreamManager } from "@nats-io/jetstream";
 import { headers } from "@nats-io/transport-node";
 import type { MsgHdrs } from "@nats-io/transport-node";
@@ -23,7 +22,7 @@ import type { KubeObject, ObjectEnvelope, PublicationClock, PublicationVersion, 
 import { backoffDelayMs } from "../../../common/src/backoff.ts";
 import type { BackoffPolicy } from "../../../common/src/backoff.ts";
 import type { Logger } from "../../../common/src/logger.ts";
-import { StreamPublishError } from "../../../common/src/stream-publish.ts";
+import { StreamPublishError, isWrongLastSequence } from "../../../common/src/stream-publish.ts";
 import type { StreamPublish } from "../../../common/src/stream-publish.ts";
 import { messagingAttributes } from "../../../common/src/messaging-trace.ts";
 import { sameContent } from "../domain/ledger.ts";
@@ -33,12 +32,6 @@ import type { ObjectKey } from "../domain/objects.ts";
 import type { MirrorState } from "../domain/state.ts";
 import type { WatcherMetrics } from "../metrics.ts";
 import { readLastOnSubject } from "./stream-index.ts";
-
-export function isWrongLastSequence(error: unknown): boolean {
-  if (error instanceof StreamPublishError) return error.isWrongLastSequence;
-  if (error instanceof JetStreamApiError && error.code === JetStreamApiCodes.StreamWrongLastSequence) return true;
-  return error instanceof Error && /wrong last sequence/i.test(error.message);
-}
 
 /** The OpenTelemetry context of the latest watch event per object, so the publish span continues its trace. */
 export class EventContexts {
