@@ -17,17 +17,12 @@ import type { NatsConnection, Subscription } from "@nats-io/transport-node";
 import { errors as natsErrors } from "@nats-io/transport-node";
 import { ALL_SHARDS, codecs, memberKeys, probeSubjects, shardKeys } from "#protocol";
 import type { MemberRecord, ShardRecord } from "#protocol";
+import { failingRenewRetryMs, renewAnswerBoundMs, renewIntervalMs } from "../../../common/src/lease-timing.ts";
 import type { Logger } from "../../../common/src/logger.ts";
 import { VERSION } from "../../../common/src/version.ts";
 import { DesiredAssignmentCache } from "../domain/assignment.ts";
 import { LivenessObserver } from "../domain/liveness.ts";
 
-/**
- * While renewals fail, each attempt waits this share of the retry period for its answer and the next one starts as
- * long after it (250 ms each with the default profile): the first attempt after an election of the members bucket lands
- * within half a second of it (ADR 0084).
- */
-const FAILING_RENEW_SHARE = 8;
 const TIMED_OUT = Symbol("timed out");
 
 export interface LeaseProfile {
@@ -218,7 +213,7 @@ export class ShardOwnership {
     // Four times per retry period: the renew deadline has to outlast the time since the last renew plus the longest
     // election of the members bucket plus the first retry after it (9 s + 0.5 s on nats-server 2.9, against the
     // default profile's 10 s; ADR 0084).
-    this.every(this.options.profile.retryPeriodMs / 4, () => this.renew());
+    this.every(renewIntervalMs(this.options.profile.retryPeriodMs), () => this.renew());
     this.every(this.timings.probeIntervalMs, () => this.probePeers());
     this.every(Math.min(250, this.options.profile.retryPeriodMs), () => this.checkLease());
     await this.reconcile();
@@ -367,7 +362,7 @@ export class ShardOwnership {
       } finally {
         this.renewing = undefined;
       }
-      if (!renewed && !this.stopped) setTimeout(() => void this.renew(), this.options.profile.retryPeriodMs / FAILING_RENEW_SHARE).unref();
+      if (!renewed && !this.stopped) setTimeout(() => void this.renew(), failingRenewRetryMs(this.options.profile.retryPeriodMs)).unref();
     })();
     return this.renewing;
   }
@@ -385,7 +380,7 @@ export class ShardOwnership {
     });
     answer.catch(() => undefined);
     try {
-      if ((await bound(answer, this.renewsFailing ? retryPeriodMs / FAILING_RENEW_SHARE : retryPeriodMs)) === TIMED_OUT) {
+      if ((await bound(answer, renewAnswerBoundMs(retryPeriodMs, this.renewsFailing))) === TIMED_OUT) {
         // No answer at all: the bucket has no leader or the connection is down. Reading the record would wait as long.
         this.renewFailed(new Error(`members bucket did not answer the renew within the bound (retry period ${retryPeriodMs} ms)`));
         return false;
