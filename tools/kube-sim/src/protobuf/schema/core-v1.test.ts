@@ -2,18 +2,11 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { modelAttributes, parseFieldType, type FieldType } from "../../openapi/models.ts";
 import { CORE_V1 } from "./core-v1.ts";
+import { SCALARS, SPECIAL_TYPES } from "./types.ts";
 import type { FieldDef, MessageDef } from "./types.ts";
 
-const SCALARS = new Set(["string", "bytes", "bool", "int32", "int64", "double", "float"]);
-const SPECIALS = new Set([
-  "meta.v1.Time",
-  "meta.v1.MicroTime",
-  "meta.v1.Duration",
-  "resource.Quantity",
-  "intstr.IntOrString",
-  "runtime.RawExtension",
-  "meta.v1.FieldsV1",
-]);
+const SCALAR_NAMES: ReadonlySet<string> = new Set(SCALARS);
+const SPECIALS: ReadonlySet<string> = new Set(SPECIAL_TYPES);
 /** The meta/v1 messages core/v1 refers to; they are defined by the meta/v1 table. */
 const META_MESSAGES = new Set(["meta.v1.ObjectMeta", "meta.v1.ListMeta", "meta.v1.LabelSelector", "meta.v1.Condition", "meta.v1.OwnerReference"]);
 
@@ -55,7 +48,7 @@ describe("CORE_V1 schema", () => {
     for (const [name, def] of Object.entries(CORE_V1)) {
       for (const f of def.fields) {
         const t = f.type;
-        const ok = SCALARS.has(t) || SPECIALS.has(t) || META_MESSAGES.has(t) || (t.startsWith("core.v1.") && CORE_V1[t] !== undefined);
+        const ok = SCALAR_NAMES.has(t) || SPECIALS.has(t) || META_MESSAGES.has(t) || (t.startsWith("core.v1.") && CORE_V1[t] !== undefined);
         assert.ok(ok, `${name}.${f.json || "(inline)"}: unresolved type ${t}`);
       }
     }
@@ -77,7 +70,7 @@ describe("CORE_V1 schema", () => {
     for (const [name, def] of Object.entries(CORE_V1)) {
       for (const f of def.fields) {
         if (f.keepZero === true) {
-          assert.ok(SCALARS.has(f.type) && f.repeated !== true && f.map !== true, `${name}.${f.json}: keepZero on a non-scalar`);
+          assert.ok(SCALAR_NAMES.has(f.type) && f.repeated !== true && f.map !== true, `${name}.${f.json}: keepZero on a non-scalar`);
         }
         assert.ok(!(f.repeated === true && f.map === true), `${name}.${f.json}: both repeated and map`);
         if (f.json === "") {

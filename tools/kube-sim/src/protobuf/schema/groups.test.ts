@@ -4,6 +4,7 @@ import { modelAttributes, parseFieldType, type FieldType } from "../../openapi/m
 import { APPS_V1 } from "./apps-v1.ts";
 import { AUTOSCALING_V1, COORDINATION_V1, EVENTS_V1, POLICY_V1 } from "./groups.ts";
 import { META_V1 } from "./meta-v1.ts";
+import { SCALARS, SPECIAL_TYPES } from "./types.ts";
 import type { FieldDef, MessageDef, SchemaTable } from "./types.ts";
 
 const TABLES: Readonly<Record<string, SchemaTable>> = {
@@ -17,16 +18,8 @@ const TABLES: Readonly<Record<string, SchemaTable>> = {
 
 const ALL: SchemaTable = Object.assign({}, ...Object.values(TABLES)) as SchemaTable;
 
-const SCALARS = new Set(["string", "bytes", "bool", "int32", "int64", "double", "float"]);
-const SPECIALS = new Set([
-  "meta.v1.Time",
-  "meta.v1.MicroTime",
-  "meta.v1.Duration",
-  "resource.Quantity",
-  "intstr.IntOrString",
-  "runtime.RawExtension",
-  "meta.v1.FieldsV1",
-]);
+const SCALAR_NAMES: ReadonlySet<string> = new Set(SCALARS);
+const SPECIALS: ReadonlySet<string> = new Set(SPECIAL_TYPES);
 /** The core/v1 messages these tables refer to; ./core-v1.ts defines them. */
 const CORE_REFS = new Set(["core.v1.PodTemplateSpec", "core.v1.PersistentVolumeClaim", "core.v1.ObjectReference", "core.v1.EventSource"]);
 
@@ -141,7 +134,7 @@ function typeFits(f: FieldDef, t: FieldType): boolean {
           return false;
       }
     case "model":
-      return !SCALARS.has(f.type) && !SPECIALS.has(f.type);
+      return !SCALAR_NAMES.has(f.type) && !SPECIALS.has(f.type);
     case "array":
     case "map":
       return false;
@@ -218,7 +211,7 @@ describe("meta/apps/coordination/events/autoscaling/policy schema tables", () =>
       for (const f of def.fields) {
         const t = f.type;
         if (CORE_REFS.has(t)) coreUsed.add(t);
-        const ok = SCALARS.has(t) || SPECIALS.has(t) || CORE_REFS.has(t) || ALL[t] !== undefined;
+        const ok = SCALAR_NAMES.has(t) || SPECIALS.has(t) || CORE_REFS.has(t) || ALL[t] !== undefined;
         assert.ok(ok, `${name}.${f.json}: unresolved type ${t}`);
       }
     }
@@ -230,7 +223,7 @@ describe("meta/apps/coordination/events/autoscaling/policy schema tables", () =>
       for (const f of def.fields) {
         assert.ok(!(f.repeated === true && f.map === true), `${name}.${f.json}: repeated and map`);
         if (f.keepZero === true) {
-          assert.ok(SCALARS.has(f.type), `${name}.${f.json}: keepZero on ${f.type}`);
+          assert.ok(SCALAR_NAMES.has(f.type), `${name}.${f.json}: keepZero on ${f.type}`);
           assert.ok(f.repeated !== true && f.map !== true, `${name}.${f.json}: keepZero on a list or map`);
         }
       }

@@ -7,7 +7,8 @@
 // by the names in `SpecialType` and have no entry in the tables.
 
 /** Scalar wire types used by Kubernetes' protos. int64 is read as a JavaScript number (Kubernetes JSON does the same). */
-export type Scalar = "string" | "bytes" | "bool" | "int32" | "int64" | "double" | "float";
+export const SCALARS = ["string", "bytes", "bool", "int32", "int64", "double", "float"] as const;
+export type Scalar = (typeof SCALARS)[number];
 
 /**
  * Types whose JSON form is not the plain message form (see ../codec.ts):
@@ -19,14 +20,16 @@ export type Scalar = "string" | "bytes" | "bool" | "int32" | "int64" | "double" 
  * - `runtime.RawExtension` {raw bytes = 1}: the embedded JSON value (raw holds JSON bytes).
  * - `meta.v1.FieldsV1` {Raw bytes = 1}: the embedded JSON object (managedFields[].fieldsV1).
  */
-export type SpecialType =
-  | "meta.v1.Time"
-  | "meta.v1.MicroTime"
-  | "meta.v1.Duration"
-  | "resource.Quantity"
-  | "intstr.IntOrString"
-  | "runtime.RawExtension"
-  | "meta.v1.FieldsV1";
+export const SPECIAL_TYPES = [
+  "meta.v1.Time",
+  "meta.v1.MicroTime",
+  "meta.v1.Duration",
+  "resource.Quantity",
+  "intstr.IntOrString",
+  "runtime.RawExtension",
+  "meta.v1.FieldsV1",
+] as const;
+export type SpecialType = (typeof SPECIAL_TYPES)[number];
 
 export interface FieldDef {
   /**
