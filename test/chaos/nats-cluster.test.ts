@@ -190,8 +190,11 @@ describe("chaos: a 3-node JetStream cluster loses a node", { concurrency: false 
       try {
         await scenario(t, loss);
       } catch (error) {
-        // The servers' side of a failure (elections, routes, JetStream state) is only in their logs.
-        for (const line of chaos.natsLogTails().split("\n")) t.diagnostic(line);
+        // The servers' side of a failure (elections, routes, JetStream state) is only in their logs. The failure
+        // itself is repeated as the last line: a CI excerpt shows the end of a test's output, and the reporter
+        // prints the error before these diagnostics.
+        for (const line of chaos.natsLogTails(30).split("\n")) t.diagnostic(line);
+        t.diagnostic(`${loss.signal} scenario failed: ${error instanceof Error ? error.message : String(error)}`);
         throw error;
       }
     });
