@@ -6,11 +6,46 @@ import { resetPeak, sampleProcess } from "./lib/proc.ts";
 
 export interface Counters {
   readonly cpuSeconds: ReadonlyMap<string, number>;
-  readonly nats: { readonly inMsgs: number; readonly outMsgs: number } | undefined;
+  readonly nats: NatsCounts | undefined;
   /** By verb (get, list, create, update-status …), summed over the controller processes. */
   readonly clientRequests: Readonly<Record<string, number>>;
   /** The comparison controllers' own counters (`bench_<mode>_counts{what}`: syncs, failures, Events …). */
   readonly controller: Readonly<Record<string, number>>;
+}
+
+/** Messages into and out of nats-server (`in`: published by clients, `out`: delivered to them). */
+export interface NatsCounts {
+  readonly inMsgs: number;
+  readonly outMsgs: number;
+  /** By client connection name (nats-server /connz; unnamed connections as "?"), summed over same-named ones. */
+  readonly byConnection?: Readonly<Record<string, { readonly inMsgs: number; readonly outMsgs: number }>>;
+}
+
+interface Connz {
+  connections?: { name?: string; in_msgs?: number; out_msgs?: number }[];
+}
+
+/** Sums /connz's per-connection message counts by connection name. */
+export function natsByConnection(connz: Connz): Record<string, { inMsgs: number; outMsgs: number }> {
+  const out: Record<string, { inMsgs: number; outMsgs: number }> = {};
+  for (const c of connz.connections ?? []) {
+    const name = c.name ?? "?";
+    const sum = (out[name] ??= { inMsgs: 0, outMsgs: 0 });
+    sum.inMsgs += c.in_msgs ?? 0;
+    sum.outMsgs += c.out_msgs ?? 0;
+  }
+  return out;
+}
+
+/** `after - before` of each field, by connection too (a connection that appeared counts from zero). */
+export function natsDelta(before: NatsCounts | undefined, after: NatsCounts | undefined): NatsCounts | undefined {
+  if (!before || !after) return undefined;
+  const byConnection: Record<string, { inMsgs: number; outMsgs: number }> = {};
+  for (const [name, counts] of Object.entries(after.byConnection ?? {})) {
+    const was = before.byConnection?.[name];
+    byConnection[name] = { inMsgs: counts.inMsgs - (was?.inMsgs ?? 0), outMsgs: counts.outMsgs - (was?.outMsgs ?? 0) };
+  }
+  return { inMsgs: after.inMsgs - before.inMsgs, outMsgs: after.outMsgs - before.outMsgs, byConnection };
 }
 
 export interface ProcessFigures {
@@ -77,9 +112,10 @@ export async function readCounters(env: Environment): Promise<Counters> {
   let nats: Counters["nats"];
   if (env.natsMonitorUrl) {
     const text = await fetchText(`${env.natsMonitorUrl.replace(/\/$/, "")}/varz`);
+    const connz = await fetchText(`${env.natsMonitorUrl.replace(/\/$/, "")}/connz?limit=4096`);
     if (text) {
       const varz = JSON.parse(text) as { in_msgs?: number; out_msgs?: number };
-      nats = { inMsgs: varz.in_msgs ?? 0, outMsgs: varz.out_msgs ?? 0 };
+      nats = { inMsgs: varz.in_msgs ?? 0, outMsgs: varz.out_msgs ?? 0, ...(connz ? { byConnection: natsByConnection(JSON.parse(connz) as Connz) } : {}) };
     }
   }
   const clientRequests: Record<string, number> = {};

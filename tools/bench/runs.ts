@@ -6,8 +6,8 @@ import { ConvergenceTracker, chainLatency, countRequests, takeover } from "./ana
 import type { ChainLatency, RequestCounts } from "./analysis.ts";
 import type { Environment, Mode } from "./environment.ts";
 import { loadAverage } from "./lib/proc.ts";
-import { controllerCpu, deltaRecord, processFigures, readCounters, resetPeaks } from "./measure.ts";
-import type { ControllerCpu, ProcessFigures } from "./measure.ts";
+import { controllerCpu, deltaRecord, natsDelta, processFigures, readCounters, resetPeaks } from "./measure.ts";
+import type { ControllerCpu, NatsCounts, ProcessFigures } from "./measure.ts";
 import { nowMicros } from "./sim/probe.ts";
 import { changeTemplates, createNamespace, createSets, setNames } from "./workload.ts";
 import type { PodManagementPolicy } from "./workload.ts";
@@ -37,7 +37,7 @@ export interface RunResult {
   readonly clientRequests: Readonly<Record<string, number>>;
   /** The baseline's or floor's own counters during the run (syncs, failed syncs, consistency errors, Events …). */
   readonly controllerCounts: Readonly<Record<string, number>>;
-  readonly nats: { readonly inMsgs: number; readonly outMsgs: number } | undefined;
+  readonly nats: NatsCounts | undefined;
   readonly processes: readonly ProcessFigures[];
   /** CPU ms per pod of the controller side (simulator and harness excluded) and of its busiest process. */
   readonly controllerCpu: ControllerCpu;
@@ -167,7 +167,7 @@ async function measure(ctx: RunContext, spec: MeasureSpec): Promise<RunResult> {
     requests: countRequests(logs.audit, spec.namespace, startUs, Number.POSITIVE_INFINITY),
     clientRequests: deltaRecord(before.clientRequests, after.clientRequests),
     controllerCounts: deltaRecord(before.controller, after.controller),
-    nats: before.nats && after.nats ? { inMsgs: after.nats.inMsgs - before.nats.inMsgs, outMsgs: after.nats.outMsgs - before.nats.outMsgs } : undefined,
+    nats: natsDelta(before.nats, after.nats),
     processes,
     controllerCpu: controllerCpu(processes, pods),
     chain: spec.policy === "OrderedReady" && spec.generation === 1 ? chainLatency(logs.audit, logs.probe, spec.namespace, startUs) : undefined,
