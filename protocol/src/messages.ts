@@ -122,7 +122,7 @@ export const StatefulSetStatusSchema = z.object({
 });
 export type StatefulSetStatus = z.infer<typeof StatefulSetStatusSchema>;
 
-/** Latest wins per set; the writer never lets observedGeneration go backwards. */
+/** Latest wins per set; the writer never lets observedGeneration go below what the fleet wrote (ADR 0087). */
 export const StatusWriteSchema = z.object({
   type: z.literal("status.write"),
   shard: ShardSchema,

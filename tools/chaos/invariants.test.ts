@@ -475,10 +475,24 @@ describe("I4 no duplicate side effects", () => {
 
 describe("I5 observedGeneration never decreases", () => {
   it("reports a step back", () => {
-    const up = timeline([["ADDED", setFacts("web", { replicas: 1, observed: 1 })], ["MODIFIED", setFacts("web", { replicas: 1, observed: 2 })]]);
+    const up = timeline([
+      ["ADDED", setFacts("web", { replicas: 1, generation: 2, observed: 1 })],
+      ["MODIFIED", setFacts("web", { replicas: 1, generation: 2, observed: 2 })],
+    ]);
     assert.deepEqual(only(check({ timeline: up }), "I5"), []);
-    const back = timeline([...up.map((e) => ["MODIFIED", e.facts] as const), ["MODIFIED", setFacts("web", { replicas: 1, observed: 1 })]]);
+    const back = timeline([...up.map((e) => ["MODIFIED", e.facts] as const), ["MODIFIED", setFacts("web", { replicas: 1, generation: 2, observed: 1 })]]);
     assert.match(only(check({ timeline: back }), "I5")[0] ?? "", /ns\/web: observedGeneration went from 2 to 1 at rv 3/);
+  });
+
+  it("does not count a value above metadata.generation, which another client wrote (ADR 0087)", () => {
+    const poisoned = timeline([
+      ["ADDED", setFacts("web", { replicas: 1, generation: 2, observed: 2 })],
+      ["MODIFIED", setFacts("web", { replicas: 1, generation: 2, observed: 1_000_000 })],
+      ["MODIFIED", setFacts("web", { replicas: 1, generation: 3, observed: 3 })],
+    ]);
+    assert.deepEqual(only(check({ timeline: poisoned }), "I5"), []);
+    const below = timeline([...poisoned.map((e) => ["MODIFIED", e.facts] as const), ["MODIFIED", setFacts("web", { replicas: 1, generation: 3, observed: 2 })]]);
+    assert.match(only(check({ timeline: below }), "I5")[0] ?? "", /observedGeneration went from 3 to 2/);
   });
 });
 

@@ -12,7 +12,8 @@
 //    currentRevision == updateRevision (partition and OnDelete excepted) and exactly its replicas as Ready pods.
 // I4 no duplicate side effects: successful creates per pod, claim and revision name match the incarnations the
 //    API saw and never exceed 1 + its deletions; no pod already at the newest revision is deleted for an update.
-// I5 monotonic status: observedGeneration of one set never decreases.
+// I5 monotonic status: observedGeneration of one set never decreases, counting only values a controller could have
+//    computed (<= metadata.generation); a higher value was written by another client and is overwritten (ADR 0087).
 // I6 coverage: no shard stays without an acting owner longer than the failover bound (NATS outages excluded).
 import { ALL_SHARDS, parseParentAndOrdinal, shard as shardOf, shardKeys, memberKeys } from "#protocol";
 import type { MemberRecord, ShardRecord } from "#protocol";
@@ -529,7 +530,8 @@ function monotonicStatus(timeline: readonly ObjectEvent[]): InvariantResult {
     if (before !== undefined && observed < before) {
       c.fail(`${event.facts.namespace}/${event.facts.name}`, `observedGeneration went from ${before} to ${observed} at rv ${event.rv}`);
     }
-    last.set(event.facts.uid, Math.max(before ?? 0, observed));
+    // A value above the set's generation is not a controller's (ADR 0087): it is no floor for later writes.
+    if (observed <= event.facts.generation) last.set(event.facts.uid, Math.max(before ?? 0, observed));
   }
   return c.result();
 }

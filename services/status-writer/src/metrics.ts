@@ -9,6 +9,7 @@ export interface StatusWriterMetrics extends ExecutorMetrics {
   readonly statusWrites: Counter<"outcome">;
   readonly statusWriteDuration: Histogram<"outcome">;
   readonly statusConflicts: Counter;
+  readonly statusForeignOverwrites: Counter<"reason">;
   readonly statusPendingSets: Gauge;
   readonly events: Counter<"outcome">;
   readonly eventQueueLength: Gauge;
@@ -40,6 +41,11 @@ export function createStatusWriterMetrics(common: CommonMetrics): StatusWriterMe
     statusConflicts: counter(common.registry, {
       name: "stsfleet_status_conflicts_total",
       help: "409 Conflict answers to /status writes (each is followed by a re-read and another try).",
+    }),
+    statusForeignOverwrites: counter(common.registry, {
+      name: "stsfleet_status_foreign_overwrites_total",
+      help: "/status writes that replaced a status this writer did not write, by reason (impossible-generation, not-own-write).",
+      labelNames: ["reason"],
     }),
     statusPendingSets: gauge(common.registry, {
       name: "stsfleet_status_pending_sets",

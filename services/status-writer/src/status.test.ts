@@ -6,7 +6,8 @@ import { KubeApiError } from "../../common/src/kube.ts";
 import { createExecutorMetrics } from "../../common/src/executor/metrics.ts";
 import type { KubeApi } from "../../common/src/executor/process.ts";
 import { createCommonMetrics } from "../../common/src/metrics.ts";
-import { WrittenSets, mergeStatus, sameStatus, writeStatus } from "./status.ts";
+import { WrittenSets, decideStatusWrite, mergeStatus, sameStatus, writeStatus } from "./status.ts";
+import type { ForeignOverwrite, OwnWrite } from "./status.ts";
 
 const wanted = SAMPLE_MESSAGES["status.write"].status;
 
@@ -139,16 +140,137 @@ describe("writeStatus from the writer's own copy of the set", () => {
   it("keeps a bounded number of copies, forgetting the set written longest ago, and only for the same uid", () => {
     const written = new WrittenSets(2);
     const copy = (name: string, uid = `uid-${name}`) => ({ metadata: { name, namespace: "ns", uid, resourceVersion: "1" } });
-    written.remember(copy("a"));
-    written.remember(copy("b"));
-    written.remember(copy("a")); // a is now the most recent
-    written.remember(copy("c"));
+    written.remember(copy("a"), 1);
+    written.remember(copy("b"), 1);
+    written.remember(copy("a"), 1); // a is now the most recent
+    written.remember(copy("c"), 1);
     assert.ok(written.get("ns", "a", "uid-a"));
     assert.equal(written.get("ns", "b", "uid-b"), undefined, "b was written longest ago");
     assert.ok(written.get("ns", "c", "uid-c"));
     assert.equal(written.get("ns", "c", "another-uid"), undefined, "a recreated set is not the copy's set");
     written.forget("ns", "c");
     assert.equal(written.get("ns", "c", "uid-c"), undefined);
+    assert.equal(written.lastWrite("ns", "c", "uid-c")?.epoch, 1, "forgetting the copy keeps the record of the last write");
+    assert.equal(written.lastWrite("ns", "b", "uid-b"), undefined, "an evicted set takes its record along");
+    assert.equal(written.lastWrite("ns", "c", "another-uid"), undefined);
   });
 });
 
+
+// Issue 16 ("status frozen by another writer") and ADR 0087: ordering is judged against the fleet's own records.
+describe("decideStatusWrite", () => {
+  const sample = SAMPLE_MESSAGES["status.write"];
+  const request = (observedGeneration: number, extra: Partial<StatusWrite["status"]> = {}, epoch = 7) => ({
+    epoch,
+    status: { ...sample.status, observedGeneration, ...extra },
+  });
+  const ownAt = (observedGeneration: number, epoch = 7, status: Record<string, unknown> = { ...sample.status, observedGeneration }): OwnWrite => ({
+    uid: sample.set.uid,
+    epoch,
+    observedGeneration,
+    status,
+  });
+  const POISON = 1_000_000;
+
+  it("overwrites an observedGeneration above metadata.generation (kubectl patch --subresource=status), remembered or not", () => {
+    const poisoned = { ...sample.status, observedGeneration: POISON, replicas: 3 };
+    for (const own of [undefined, ownAt(1, 7, { ...sample.status, observedGeneration: 1, replicas: 3 })]) {
+      const decision = decideStatusWrite({ write: request(2, { replicas: 5 }), current: { generation: 2, status: poisoned }, own });
+      assert.equal(decision.type, "write", `own: ${JSON.stringify(own)}`);
+      if (decision.type !== "write") continue;
+      assert.equal(decision.status["observedGeneration"], 2);
+      assert.equal(decision.status["replicas"], 5);
+      assert.equal(decision.overwrites, "impossible-generation");
+    }
+  });
+
+  it("still refuses a delayed write older than the fleet's own last write, whatever another client stored since", () => {
+    for (const stored of [{ ...sample.status, observedGeneration: 1 }, { ...sample.status, observedGeneration: POISON }, undefined]) {
+      const decision = decideStatusWrite({ write: request(2, { readyReplicas: 0 }), current: { generation: 3, status: stored }, own: ownAt(3) });
+      assert.deepEqual(decision, { type: "stale-generation", floor: 3, floorFrom: "own-write" }, `stored: ${JSON.stringify(stored)}`);
+    }
+  });
+
+  it("without a record (restart, another replica's write) a stored value a controller could have written is a floor", () => {
+    const stored = { ...sample.status, observedGeneration: 3 };
+    assert.deepEqual(decideStatusWrite({ write: request(2), current: { generation: 3, status: stored }, own: undefined }), {
+      type: "stale-generation",
+      floor: 3,
+      floorFrom: "stored",
+    });
+    // Such a value cannot block convergence: the request computed from the current object carries its generation.
+    const current = decideStatusWrite({ write: request(3, { readyReplicas: 1 }), current: { generation: 3, status: stored }, own: undefined });
+    assert.equal(current.type, "write");
+    // A server that sends no generation cannot prove a value impossible: the stored one stays a floor.
+    assert.equal(decideStatusWrite({ write: request(2), current: { generation: undefined, status: { observedGeneration: POISON } }, own: undefined }).type, "stale-generation");
+  });
+
+  it("refuses a request of an older shard epoch than the one this writer last wrote for", () => {
+    assert.deepEqual(decideStatusWrite({ write: request(4, {}, 6), current: { generation: 4, status: undefined }, own: ownAt(3, 7) }), {
+      type: "stale-epoch",
+      ownEpoch: 7,
+    });
+    assert.equal(decideStatusWrite({ write: request(4, {}, 8), current: { generation: 4, status: undefined }, own: ownAt(3, 7) }).type, "write");
+  });
+
+  it("an equal status is unchanged; over its own status nothing is foreign; over another's it says so", () => {
+    const mine = { ...sample.status, observedGeneration: 3 };
+    assert.deepEqual(decideStatusWrite({ write: request(3), current: { generation: 3, status: mine }, own: ownAt(3) }), { type: "unchanged" });
+    const over = (status: Record<string, unknown>, own: OwnWrite | undefined) =>
+      decideStatusWrite({ write: request(3, { readyReplicas: 9 }), current: { generation: 3, status }, own });
+    assert.deepEqual(pick(over(mine, ownAt(3))), { type: "write", overwrites: null });
+    assert.deepEqual(pick(over({ ...mine, replicas: 7 }, ownAt(3))), { type: "write", overwrites: "not-own-write" });
+    assert.deepEqual(pick(over({ ...mine, replicas: 7 }, undefined)), { type: "write", overwrites: null }, "without a record it cannot tell");
+  });
+});
+
+function pick(decision: ReturnType<typeof decideStatusWrite>): { type: string; overwrites?: string | null } {
+  return decision.type === "write" ? { type: decision.type, overwrites: decision.overwrites } : { type: decision.type };
+}
+
+describe("writeStatus over a status someone else wrote (issue 16)", () => {
+  const sample = SAMPLE_MESSAGES["status.write"];
+  const at = (observedGeneration: number, readyReplicas: number): StatusWrite => ({ ...sample, status: { ...sample.status, observedGeneration, readyReplicas } });
+  const setup = (written = new WrittenSets()) => {
+    const server = oneSetServer(sample.set.uid);
+    const overwrites: ForeignOverwrite[] = [];
+    const deps = {
+      kube: server.kube,
+      written,
+      epochs: { isStale: () => false },
+      metrics: createExecutorMetrics(createCommonMetrics("status-writer-test", "t")),
+      maxConflictRetries: 4,
+      onForeignOverwrite: (overwrite: ForeignOverwrite) => overwrites.push(overwrite),
+    };
+    return { server, deps, overwrites };
+  };
+  const poison = (server: ReturnType<typeof oneSetServer>) =>
+    server.foreignWrite((set) => ({ ...set, status: { ...set.status, observedGeneration: 1_000_000 } }));
+
+  it("replaces an observedGeneration above metadata.generation, and reports it", async () => {
+    const { server, deps, overwrites } = setup();
+    assert.equal((await writeStatus(at(3, 1), deps)).outcome, "written");
+    poison(server);
+    assert.equal((await writeStatus(at(3, 2), deps)).outcome, "written");
+    assert.equal(server.stored().status?.["observedGeneration"], 3);
+    assert.equal(server.stored().status?.["readyReplicas"], 2);
+    assert.deepEqual(overwrites, [{ reason: "impossible-generation", storedObservedGeneration: 1_000_000, generation: 3 }]);
+  });
+
+  it("replaces it after a restart too (no record of its own writes)", async () => {
+    const { server, deps } = setup();
+    poison(server);
+    assert.equal((await writeStatus(at(3, 2), deps)).outcome, "written");
+    assert.equal(server.stored().status?.["observedGeneration"], 3);
+  });
+
+  it("still refuses a delayed older write after another client lowered the stored observedGeneration", async () => {
+    const { server, deps } = setup();
+    assert.equal((await writeStatus(at(3, 3), deps)).outcome, "written");
+    server.foreignWrite((set) => ({ ...set, status: { ...set.status, observedGeneration: 1 } }));
+    const late = await writeStatus(at(2, 0), deps);
+    assert.equal(late.outcome, "stale-generation");
+    assert.match(late.message ?? "", /already wrote observedGeneration 3/);
+    assert.equal(server.stored().status?.["readyReplicas"], 3);
+  });
+});

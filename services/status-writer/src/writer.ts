@@ -9,7 +9,7 @@
 import type { Msg, Subscription } from "@nats-io/transport-node";
 import { context as otelContext, trace } from "@opentelemetry/api";
 import type { Span } from "@opentelemetry/api";
-import { CONSUMERS, codecs, eventSubjects, statusSubjects } from "#protocol";
+import { CONSUMERS, assertNever, codecs, eventSubjects, statusSubjects } from "#protocol";
 import type { EventRecord, StatusResult, StatusWrite } from "#protocol";
 import { failSpan, startConsumerSpan } from "../../common/src/messaging-trace.ts";
 import type { ConsumerSpan } from "../../common/src/messaging-trace.ts";
@@ -26,6 +26,7 @@ import { LatestWins } from "./latest-wins.ts";
 import { createStatusWriterMetrics } from "./metrics.ts";
 import type { StatusWriterMetrics } from "./metrics.ts";
 import { WrittenSets, writeStatus } from "./status.ts";
+import type { ForeignStatusReason } from "./status.ts";
 
 export interface StatusWriterHandle extends ExecutorHandle {
   readonly metrics: StatusWriterMetrics;
@@ -69,6 +70,17 @@ function setSpanAttributes(span: Span, set: { readonly namespace: string; readon
   span.setAttributes({ "k8s.namespace.name": set.namespace, "k8s.statefulset.name": set.name, "stsfleet.epoch": epoch });
 }
 
+function overwriteLogLevel(reason: ForeignStatusReason): "info" | "debug" {
+  switch (reason) {
+    case "impossible-generation":
+      return "info";
+    case "not-own-write":
+      return "debug";
+    default:
+      return assertNever(reason, "foreign status reason");
+  }
+}
+
 export async function startStatusWriter(
   settings: StatusWriterSettings,
   deps: ExecutorDeps,
@@ -110,6 +122,16 @@ export async function startStatusWriter(
         metrics,
         maxConflictRetries: settings.statusConflictRetries,
         onConflict: () => metrics.statusConflicts.inc(),
+        onForeignOverwrite: ({ reason, storedObservedGeneration, generation }) => {
+          metrics.statusForeignOverwrites.inc({ reason });
+          // Upstream overwrites such a status silently. A value no controller could have written is worth a line;
+          // "not what this writer wrote" is routine with several status-writer replicas (ADR 0087).
+          const level = overwriteLogLevel(reason);
+          logger[level](
+            { set: `${pending.write.set.namespace}/${pending.write.set.name}`, reason, storedObservedGeneration, generation },
+            "overwrote a status this writer did not write",
+          );
+        },
       });
     } catch (error) {
       result = { type: "status.result", outcome: "failed", message: error instanceof Error ? error.message : String(error) };
