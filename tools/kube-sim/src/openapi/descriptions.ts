@@ -1,7 +1,9 @@
 // Field documentation for the OpenAPI documents (what `kubectl explain` prints), keyed by definition name
-// and field. client-node's models carry no doc comments (ADR 0021), so the text is written here, in this
-// project's words, from the API's behaviour: meaning, type, default, allowed values and the release a field
-// became generally available where that matters. Add other kinds as further entries.
+// and field. client-node's models carry no doc comments at run time (ADR 0021), so the text is written here, in
+// this project's words, from the API's behaviour: meaning, type, default, allowed values and the release a field
+// became generally available where that matters. This file has the StatefulSet tree and ControllerRevision;
+// descriptions-core.ts the other served kinds. Add other kinds as further entries.
+import { CORE_DESCRIPTIONS } from "./descriptions-core.ts";
 
 export interface FieldDoc {
   readonly description: string;
@@ -22,7 +24,7 @@ const LIST_METADATA = "Standard list metadata: the resourceVersion the list was 
 
 const CONDITION_STATUS = "Whether the condition holds: `True`, `False` or `Unknown`.";
 
-export const DESCRIPTIONS: Readonly<Record<string, DefinitionDoc>> = {
+const APPS_DESCRIPTIONS: Readonly<Record<string, DefinitionDoc>> = {
   "io.k8s.api.apps.v1.StatefulSet": {
     description:
       "A StatefulSet runs a set of pods that keep a stable identity across restarts and rescheduling: each pod is named after the set and its ordinal (`<name>-<ordinal>`), gets a stable DNS name through the governing Service, and keeps its own PersistentVolumeClaims made from the volume claim templates. Unless the pod management policy says otherwise, pods are created, updated and removed one at a time in ordinal order.",
@@ -144,6 +146,8 @@ export const DESCRIPTIONS: Readonly<Record<string, DefinitionDoc>> = {
     fields: { apiVersion: API_VERSION, kind: KIND, metadata: LIST_METADATA, items: "The ControllerRevisions in the list." },
   },
 };
+
+export const DESCRIPTIONS: Readonly<Record<string, DefinitionDoc>> = { ...APPS_DESCRIPTIONS, ...CORE_DESCRIPTIONS };
 
 export function definitionDoc(definition: string): DefinitionDoc | undefined {
   return DESCRIPTIONS[definition];

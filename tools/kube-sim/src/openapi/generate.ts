@@ -13,7 +13,9 @@ import { OPENAPI_V2_PROTOBUF_CONTENT_TYPE, prefersOpenApiV2Protobuf } from "./me
 import type { FieldType } from "./models.ts";
 import { modelAttributes, parseFieldType, rootModel } from "./models.ts";
 import { definitionName } from "./names.ts";
+import { entityTag } from "./etag.ts";
 import { encodeOpenApiV2 } from "./protobuf.ts";
+import { requiredFields } from "./required.ts";
 
 type Schema = Record<string, unknown>;
 type RefStyle = "v2" | "v3";
@@ -86,6 +88,9 @@ class SchemaBuilder {
       if (docs !== undefined) prop = documented(prop, docs, this.style);
       properties[attr.baseName] = prop;
     }
+    // Upstream's required list; kubectl explain marks these fields `-required-`.
+    const required = requiredFields(name).filter((field) => properties[field] !== undefined);
+    if (required.length > 0) schema["required"] = required;
     schema["properties"] = properties;
     const gvk = this.gvks.get(model);
     if (gvk !== undefined) schema["x-kubernetes-group-version-kind"] = gvk;
@@ -272,10 +277,14 @@ const VERSION_INFO = { title: "Kubernetes", version: "v1.37.0" };
 
 export interface OpenApiDocuments {
   v2: string;
+  /** The entity tag of `v2` (the `ETag` of a JSON /openapi/v2). */
+  v2ETag: string;
   /** The same swagger as gnostic's `openapi.v2.Document` protobuf (what kubectl asks /openapi/v2 for). */
   v2Protobuf: Buffer;
   /** The Content-Type of `v2Protobuf`. */
   v2ProtobufContentType: string;
+  /** The entity tag of `v2Protobuf`. */
+  v2ProtobufETag: string;
   /** Whether a GET /openapi/v2 with this Accept header gets `v2Protobuf` (else JSON or 406, as before). */
   wantsV2Protobuf(accept: string | undefined): boolean;
   v3Root: string;
@@ -328,5 +337,11 @@ export function generateOpenApi(): OpenApiDocuments {
   for (const [key, doc] of [...v3.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
     rootPaths[key] = { serverRelativeURL: `/openapi/v3/${key}?hash=${doc.hash}` };
   }
-  return { v2, v2Protobuf, v2ProtobufContentType: OPENAPI_V2_PROTOBUF_CONTENT_TYPE, wantsV2Protobuf: prefersOpenApiV2Protobuf, v3Root: JSON.stringify({ paths: rootPaths }), v3 };
+  return {
+    v2,
+    v2ETag: entityTag(v2),
+    v2Protobuf,
+    v2ProtobufContentType: OPENAPI_V2_PROTOBUF_CONTENT_TYPE,
+    v2ProtobufETag: entityTag(v2Protobuf),
+    wantsV2Protobuf: prefersOpenApiV2Protobuf, v3Root: JSON.stringify({ paths: rootPaths }), v3 };
 }

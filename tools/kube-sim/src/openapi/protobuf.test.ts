@@ -72,6 +72,7 @@ const MESSAGES: Record<string, Record<number, readonly [string, Kind]>> = {
     2: ["format", "string"],
     4: ["description", "string"],
     16: ["uniqueItems", "bool"],
+    19: ["required", "strings"],
     20: ["enum", "yaml"],
     21: ["additionalProperties", "msg:AdditionalPropertiesItem"],
     22: ["type", "msg:TypeItem"],
