@@ -1,9 +1,9 @@
 // An operator's day with kubectl 1.32 against the simulator alone (no StatefulSet controller runs here, so the set's
 // pods and revisions do not appear): each command's exit code and the shape of its output, and what the server
-// stored. The one command that is expected to fail is `apply --server-side` (server-side apply is not served; see
-// tools/kube-sim/README.md, "What it does not do").
+// stored. Server-side apply runs as against a real server: field managers, a conflict after `kubectl scale`, its
+// resolution with --force-conflicts, and `kubectl diff --server-side`.
 import assert from "node:assert/strict";
-import { writeFileSync } from "node:fs";
+import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { mustFind } from "./resources.ts";
@@ -53,11 +53,65 @@ describe("kubectl 1.32: an operator's day against the simulator", { skip, concur
     assert.match(await k("explain", "statefulset.spec.updateStrategy"), /FIELDS:[\s\S]*rollingUpdate[\s\S]*type/);
   });
 
-  it("server-side apply is refused with a clear message (not served)", async () => {
+  it("server-side apply: create, reapply a change, conflict after kubectl scale, --force-conflicts, managed fields", async () => {
+    const file = join(env.dir, "ssa.yaml");
+    const manifest = STATEFULSET.replace("name: web,", "name: ssa,").replaceAll("app: web", "app: ssa").replace("serviceName: web", "serviceName: ssa");
+    writeFileSync(file, manifest);
+    assert.match(await k("apply", "--server-side", "-f", file), /^statefulset\.apps\/ssa serverside-applied$/m);
+    writeFileSync(file, manifest.replace("nginx:1.27", "nginx:1.29"));
+    assert.match(await k("apply", "--server-side", "-f", file), /serverside-applied/, "the same manager changes its own field: no conflict");
+    const ssa = () => env.sim.registry.get(STS, "day", "ssa");
+    assert.equal((getPath(ssa(), ["spec", "template", "spec", "containers"]) as { image: string }[])[0]?.image, "nginx:1.29");
+    assert.match(await k("-n", "day", "scale", "sts", "ssa", "--replicas=3"), /scaled/);
+    const conflict = await env.kubectl.run(["apply", "--server-side", "-f", file]);
+    assert.equal(conflict.code, 1, conflict.stderr);
+    // kubectl scale sends no fieldManager, so its User-Agent names the manager: "kubectl", or the binary's name (kubectl.1.32).
+    assert.match(conflict.stderr, /Apply failed with 1 conflict: conflict with "kubectl[.\d]*" with subresource "scale" using apps\/v1: \.spec\.replicas/);
+    assert.match(conflict.stderr, /--force-conflicts/);
+    assert.equal(getPath(ssa(), ["spec", "replicas"]), 3);
+    assert.match(await k("apply", "--server-side", "--force-conflicts", "-f", file), /serverside-applied/);
+    assert.equal(getPath(ssa(), ["spec", "replicas"]), 2);
+    const yaml = await k("-n", "day", "get", "sts", "ssa", "-o", "yaml", "--show-managed-fields");
+    assert.match(yaml, /managedFields:\n {2}- apiVersion: apps\/v1\n {4}fieldsType: FieldsV1\n {4}fieldsV1:\n {6}f:spec:\n {8}f:replicas: \{\}/);
+    assert.match(yaml, /k:\{"name":"c"\}:\n {16}\.: \{\}\n {16}f:image: \{\}\n {16}f:name: \{\}/);
+    assert.match(yaml, /manager: kubectl\n {4}operation: Apply\n {4}time: "\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"/);
+    assert.doesNotMatch(await k("-n", "day", "get", "sts", "ssa", "-o", "yaml"), /managedFields/, "kubectl hides them unless asked");
+  });
+
+  it("kubectl diff --server-side: nothing for an unchanged file (exit 0), a diff for a change (exit 1, nothing stored)", async () => {
+    const file = join(env.dir, "ssa.yaml");
+    const same = await env.kubectl.run(["diff", "--server-side", "-f", file]);
+    assert.deepEqual([same.code, same.stdout], [0, ""], same.stderr);
+    const rv = env.sim.registry.get(STS, "day", "ssa").metadata.resourceVersion;
+    writeFileSync(file, STATEFULSET.replace("name: web,", "name: ssa,").replaceAll("app: web", "app: ssa").replace("serviceName: web", "serviceName: ssa").replace("nginx:1.27", "nginx:1.30"));
+    const changed = await env.kubectl.run(["diff", "--server-side", "-f", file]);
+    assert.equal(changed.code, 1, changed.stderr);
+    assert.match(changed.stdout, /^- {6}- image: nginx:1\.29$/m);
+    assert.match(changed.stdout, /^\+ {6}- image: nginx:1\.30$/m);
+    assert.equal(env.sim.registry.get(STS, "day", "ssa").metadata.resourceVersion, rv, "a server-side dry run stores nothing");
+  });
+
+  it("server-side apply over the client-side applied set takes its fields (kubectl's upgrade path)", async () => {
     const file = join(env.dir, "sts.yaml");
-    const ssa = await env.kubectl.run(["apply", "--server-side", "-f", file]);
-    assert.notEqual(ssa.code, 0);
-    assert.match(ssa.stderr, /Server-side apply not available on the server/);
+    assert.match(await k("apply", "--server-side", "-f", file), /statefulset\.apps\/web serverside-applied/);
+    assert.equal(getPath(sts(), ["spec", "replicas"]), 4);
+    const managers = (sts().metadata["managedFields"] as { manager: string; operation: string }[]).map((e) => `${e.manager}/${e.operation}`);
+    assert.ok(managers.includes("kubectl/Apply"), managers.join(" "));
+  });
+
+  it("edits with KUBE_EDITOR and waits for a jsonpath value", async () => {
+    const editor = join(env.dir, "edit.sh");
+    writeFileSync(editor, "#!/bin/sh\nsed -i 's/image: nginx:1.29/image: nginx:1.31/' \"$1\"\n");
+    chmodSync(editor, 0o755);
+    const edit = await env.kubectl.run(["-n", "day", "edit", "sts", "ssa"], undefined, { KUBE_EDITOR: editor });
+    assert.equal(edit.code, 0, edit.stderr);
+    assert.match(edit.stdout, /statefulset\.apps\/ssa edited/);
+    const stored = env.sim.registry.get(STS, "day", "ssa");
+    assert.equal((getPath(stored, ["spec", "template", "spec", "containers"]) as { image: string }[])[0]?.image, "nginx:1.31");
+    assert.ok((stored.metadata["managedFields"] as { manager: string }[]).some((e) => e.manager === "kubectl-edit"));
+    const wait = k("-n", "day", "wait", "--for=jsonpath={.spec.replicas}=5", "sts/ssa", "--timeout=20s");
+    await k("-n", "day", "scale", "sts", "ssa", "--replicas=5");
+    assert.match(await wait, /condition met/);
   });
 
   it("labels, annotates and patches (merge, JSON, strategic) and scales", async () => {

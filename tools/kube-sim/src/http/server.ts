@@ -4,11 +4,13 @@ import { assertNever } from "#protocol";
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { load as loadYaml } from "js-yaml";
+import { fieldManagerFor, forceParam, isApplyPatchContentType, parseApplyBody } from "../apply/http.ts";
 import { AuditLog, EPOCH_HEADER, microTimestamp } from "../audit/audit.ts";
 import type { AuditUser } from "../audit/audit.ts";
 import { aggregatedDiscovery, apiGroup, apiGroupList, apiResourceList, apiVersions, findGroup, SERVER_VERSION } from "../discovery/discovery.ts";
 import { StatusError, badRequest, failure, internalError, methodNotAllowed, notAcceptable, notFound, pathNotFound } from "../errors.ts";
 import type { Faults } from "../faults/faults.ts";
+import { noneMatchHits } from "../openapi/etag.ts";
 import type { OpenApiDocuments } from "../openapi/generate.ts";
 import type { Registry, WriteContext } from "../registry/registry.ts";
 import { parseDeleteOptions, parseListOptions, parseWatchOptions, parseWriteOptions } from "../registry/options.ts";
@@ -52,6 +54,7 @@ interface Reply {
   /** The body, or its pieces in order (large lists: see `listPieces`); protobuf bodies are bytes. */
   body: string | Buffer | readonly (string | Buffer)[];
   contentType: string;
+  headers?: Readonly<Record<string, string>>;
 }
 
 function json(code: number, value: unknown, contentType = "application/json"): Reply {
@@ -183,6 +186,7 @@ function userOf(req: IncomingMessage, adminToken: string): AuditUser {
 }
 
 export function createHandler(deps: HttpDeps): (req: IncomingMessage, res: ServerResponse) => void {
+  kubeProtobuf(); // built (and warmed up) now rather than on the first protobuf request
   return (req, res) => {
     handle(deps, req, res).catch((err: unknown) => {
       if (!res.headersSent) {
@@ -292,7 +296,7 @@ function send(res: ServerResponse, reply: Reply, headers: Record<string, string>
   else for (const piece of body) length += typeof piece === "string" ? Buffer.byteLength(piece) : piece.length;
   // With an explicit Content-Length the head and body leave in one socket write; without it writeHead
   // commits to chunked encoding and the reply costs a writev of five pieces.
-  const all: Record<string, string | string[]> = { ...headers, "Content-Type": reply.contentType, "Cache-Control": "no-cache, private", "Content-Length": String(length) };
+  const all: Record<string, string | string[]> = { ...headers, ...reply.headers, "Content-Type": reply.contentType, "Cache-Control": "no-cache, private", "Content-Length": String(length) };
   if (warnings.length > 0) all["Warning"] = warnings.map((w) => `299 - ${JSON.stringify(w)}`);
   res.writeHead(reply.code, all);
   if (typeof body === "string" || Buffer.isBuffer(body)) {
@@ -401,20 +405,28 @@ function dispatch(
         return { reply: out(201, { kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", code: 201 }), name };
       }
       if (route.name !== undefined) throw methodNotAllowed();
-      const created = registry.create(info, ns, body, write());
+      const created = registry.create(info, ns, body, { ...write(), fieldManager: fieldManagerFor("CreateOptions", params, req.headers["user-agent"]) });
       return { reply: out(201, created), name: created.metadata.name ?? "" };
     }
     case "update": {
       checkBodyContentType(req);
-      const { object, created } = registry.update(info, ns, name, sub === "finalize" ? "" : sub, decodeBody(req, rawBody), write());
+      const fieldManager = fieldManagerFor("UpdateOptions", params, req.headers["user-agent"]);
+      const { object, created } = registry.update(info, ns, name, sub === "finalize" ? "" : sub, decodeBody(req, rawBody), { ...write(), fieldManager });
       return { reply: out(created ? 201 : 200, object), name };
     }
     case "patch": {
       const ct = req.headers["content-type"] ?? "";
+      const apply = isApplyPatchContentType(ct);
       const type = patchTypeFromContentType(ct);
-      if (type === undefined) throw new StatusError(unsupportedPatchMediaType().toStatus());
+      if (type === undefined && !apply) throw new StatusError(unsupportedPatchMediaType().toStatus());
+      const fieldManager = fieldManagerFor("PatchOptions", params, req.headers["user-agent"], apply);
+      if (apply || type === undefined) {
+        // Apply bodies are YAML or JSON, never protobuf (apply/http.ts).
+        const applied = registry.apply(info, ns, name, sub, parseApplyBody(rawBody), forceParam(params), { ...write(), fieldManager });
+        return { reply: out(applied.created ? 201 : 200, applied.object), name };
+      }
       // Patch bodies are JSON whatever the response encoding (the apiserver takes patches only in JSON and YAML types).
-      const patched = registry.patch(info, ns, name, sub, type, parseJsonBody(rawBody.toString("utf8")), write());
+      const patched = registry.patch(info, ns, name, sub, type, parseJsonBody(rawBody.toString("utf8")), { ...write(), fieldManager });
       return { reply: out(200, patched), name };
     }
     case "delete": {
@@ -526,9 +538,13 @@ function serveNonResource(deps: HttpDeps, path: string, req: IncomingMessage): R
     return list === undefined ? statusReply(pathNotFound().status) : json(200, list);
   }
   if (path === "/openapi/v2") {
-    if (deps.openapi.wantsV2Protobuf(accept)) return { code: 200, body: deps.openapi.v2Protobuf, contentType: deps.openapi.v2ProtobufContentType };
-    if (negotiate(accept, {}) === "unacceptable") return statusReply(notAcceptable().status);
-    return { code: 200, body: deps.openapi.v2, contentType: "application/json" };
+    const pb = deps.openapi.wantsV2Protobuf(accept);
+    if (!pb && negotiate(accept, {}) === "unacceptable") return statusReply(notAcceptable().status);
+    // kubectl caches the document and revalidates it by ETag (openapi/etag.ts).
+    const headers = { ETag: pb ? deps.openapi.v2ProtobufETag : deps.openapi.v2ETag, Vary: "Accept" };
+    const contentType = pb ? deps.openapi.v2ProtobufContentType : "application/json";
+    if (noneMatchHits(req.headers["if-none-match"], headers.ETag)) return { code: 304, body: "", contentType, headers };
+    return { code: 200, body: pb ? deps.openapi.v2Protobuf : deps.openapi.v2, contentType, headers };
   }
   if (path === "/openapi/v3") return { code: 200, body: deps.openapi.v3Root, contentType: "application/json" };
   if (path.startsWith("/openapi/v3/")) {

@@ -40,7 +40,7 @@ describe("patchTypeFromContentType", () => {
       metadata: {},
       status: "Failure",
       message:
-        "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json",
+        "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json, application/apply-patch+yaml",
       reason: "UnsupportedMediaType",
       code: 415,
     });

@@ -18,12 +18,26 @@ export const PATCH_CONTENT_TYPES = {
   strategic: "application/strategic-merge-patch+json",
 } as const satisfies Record<PatchType, string>;
 
+/**
+ * Server-side apply (types.ApplyYAMLPatchType). Not a PatchType of this engine: an apply is a structured merge
+ * with field ownership, done by apply/ (the registry routes it there).
+ */
+export const APPLY_PATCH_CONTENT_TYPE = "application/apply-patch+yaml";
+
 /** Accepted patch media types, in the order the apiserver lists them in its 415 message. */
 export const SUPPORTED_PATCH_CONTENT_TYPES: readonly string[] = [
   PATCH_CONTENT_TYPES.json,
   PATCH_CONTENT_TYPES.merge,
   PATCH_CONTENT_TYPES.strategic,
+  APPLY_PATCH_CONTENT_TYPE,
 ];
+
+/** Whether a request Content-Type is the apply patch type (cut at ";", compared exactly, like patchTypeFromContentType). */
+export function isApplyPatchContentType(contentType: string | undefined): boolean {
+  if (contentType === undefined) return false;
+  const semicolon = contentType.indexOf(";");
+  return (semicolon > 0 ? contentType.slice(0, semicolon) : contentType) === APPLY_PATCH_CONTENT_TYPE;
+}
 
 /**
  * Maps a request Content-Type (ignoring parameters like charset) to a PatchType, or undefined if unsupported.

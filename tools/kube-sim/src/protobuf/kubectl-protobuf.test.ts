@@ -21,11 +21,11 @@ const SERVICES = mustFind("", "services");
 const PODS = mustFind("", "pods");
 const NODES = mustFind("", "nodes");
 
-/** `obj` without what differs between two creations (identity, time, allocated IPs and ports), `from` renamed to `to`. */
+/** `obj` without what differs between two creations (identity, times including managedFields' entries, allocated IPs and ports), `from` renamed to `to`. */
 function comparable(obj: KubeObject | undefined, from: string, to: string): unknown {
   assert.ok(obj !== undefined, `${from} was stored`);
   const text = JSON.stringify(obj).split(from).join(to);
-  return JSON.parse(text, (key, value: unknown) => (["uid", "resourceVersion", "creationTimestamp", "clusterIP", "clusterIPs", "nodePort"].includes(key) ? undefined : value)) as unknown;
+  return JSON.parse(text, (key, value: unknown) => (["uid", "resourceVersion", "creationTimestamp", "time", "clusterIP", "clusterIPs", "nodePort"].includes(key) ? undefined : value)) as unknown;
 }
 
 describe("kubectl 1.32 typed commands in protobuf", { skip }, () => {

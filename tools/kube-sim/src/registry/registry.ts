@@ -24,6 +24,7 @@ import {
   scaleOf,
   storageFieldSelector,
   toStorage,
+  unsupportedPatchMediaType,
   viewJson,
   invalidStatus,
   mustFind,
@@ -44,8 +45,11 @@ import {
 } from "../store/selectors.ts";
 import type { Store, StoredEntry } from "../store/store.ts";
 import { lowerBound } from "../store/store.ts";
+import type { JsonObject } from "../patch/json.ts";
 import type { Cause, KubeObject } from "../types.ts";
 import { clone, getPath, isRecord } from "../types.ts";
+import type { ManagedFieldsEntry } from "../apply/index.ts";
+import { ApplyConflictError, ApplyTypeError, applyToObject, setManagedFields, trackCreate, trackScale, trackUpdate } from "../apply/index.ts";
 import { ServiceIpAllocator, admitCreate } from "./admission.ts";
 import type { DeleteOptions, FieldValidation, ListOptions, PropagationPolicy, WriteOptions } from "./options.ts";
 
@@ -57,6 +61,11 @@ export interface WriteContext extends WriteOptions {
   warnings: string[];
   /** Writes by the simulator's own controllers; faults never hit them. */
   internal?: boolean;
+  /**
+   * The field manager (the `fieldManager` parameter, else the User-Agent's prefix) whose changes managedFields
+   * record. Unset for the simulator's own controllers, which write as storage does: managedFields unchanged.
+   */
+  fieldManager?: string;
 }
 
 export const INTERNAL_WRITE: WriteContext = { dryRun: false, fieldValidation: "Ignore", warnings: [], internal: true };
@@ -191,7 +200,8 @@ export class Registry {
 
   // ---- writes ----
 
-  create(info: ResourceInfo, namespace: string, body: unknown, ctx: WriteContext): KubeObject {
+  /** `applied`: the managedFields of a server-side apply that creates the object (instead of an Update entry). */
+  create(info: ResourceInfo, namespace: string, body: unknown, ctx: WriteContext, applied?: ManagedFieldsEntry[]): KubeObject {
     const obj = this.decode(info, body, ctx, "create");
     const meta = obj.metadata;
     if (info.namespaced) {
@@ -216,6 +226,8 @@ export class Registry {
     delete meta.generation;
     let prepared = prepareForCreate(info, obj);
     prepared = admitCreate(this.serviceIps, info, prepared);
+    if (applied !== undefined) setManagedFields(prepared, applied);
+    else if (ctx.fieldManager !== undefined) trackCreate(info, body, prepared, ctx.fieldManager, rfc3339(this.now()));
     const causes: Cause[] = validateCreate(info, prepared);
     if (name === "" && !causes.some((c) => c.field === "metadata.name")) {
       causes.unshift({ reason: "FieldValueRequired", message: "Required value: name or generateName is required", field: "metadata.name" });
@@ -283,6 +295,52 @@ export class Registry {
     return this.commitUpdate(info, sub, obj, current, ctx, rvChanged || patchSetsRv(patchBody));
   }
 
+  /**
+   * Server-side apply (`application/apply-patch+yaml`): `config` merged into the live object with structured
+   * merge semantics, conflicts with other managers checked (409 unless `force`), the result defaulted,
+   * validated and stored like any update; a missing object is created (only through the main resource).
+   */
+  apply(info: ResourceInfo, namespace: string, name: string, sub: string, config: unknown, force: boolean, ctx: WriteContext & { fieldManager: string }): { object: KubeObject; created: boolean } {
+    if (!isRecord(config)) throw badRequest("error decoding YAML: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal array into Go value of type map[string]interface {}");
+    const gv = groupVersion(info);
+    if (config["apiVersion"] !== gv || config["kind"] !== info.kind) {
+      const av = typeof config["apiVersion"] === "string" ? config["apiVersion"] : "";
+      const slash = av.indexOf("/");
+      const gvk = `${slash < 0 ? "" : av.slice(0, slash)}/${slash < 0 ? av : av.slice(slash + 1)}, Kind=${typeof config["kind"] === "string" ? config["kind"] : ""}`;
+      throw badRequest(`invalid object type: ${gvk}`);
+    }
+    const meta = config["metadata"];
+    if (meta !== undefined && !isRecord(meta)) throw badRequest(`${info.kind} in version "${info.version}" cannot be handled as a ${info.kind}: json: cannot unmarshal ${typeof meta} into Go struct field ${info.kind}.metadata of type v1.ObjectMeta`);
+    if (isRecord(meta) && meta["managedFields"] !== undefined && meta["managedFields"] !== null) throw badRequest("metadata.managedFields must be nil");
+    if (sub === "scale") throw new StatusError(unsupportedPatchMediaType().toStatus());
+    const current = this.tryGet(info, namespace, name);
+    if (current === undefined && sub !== "") throw notFound(info, name);
+    let result;
+    try {
+      result = applyToObject(info, sub, current, config as JsonObject, ctx.fieldManager, force, rfc3339(this.now()));
+    } catch (err) {
+      if (err instanceof ApplyConflictError) {
+        throw new StatusError({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: err.message, reason: "Conflict", details: { causes: err.causes() }, code: 409 });
+      }
+      // A configuration the schema rejects is an internal error upstream (ErrorToAPIStatus: no reason).
+      if (err instanceof ApplyTypeError) throw new StatusError({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: err.message, code: 500 });
+      throw err;
+    }
+    const obj = this.decode(info, result.object, ctx, "patch");
+    const objName = obj.metadata.name ?? "";
+    if (objName !== name) throw badRequest(`the name of the object (${objName}) does not match the name on the URL (${name})`);
+    if (info.namespaced) {
+      if (obj.metadata.namespace !== undefined && obj.metadata.namespace !== "" && obj.metadata.namespace !== namespace) {
+        throw badRequest("the namespace of the provided object does not match the namespace sent on the request");
+      }
+      obj.metadata.namespace = namespace;
+    }
+    const entries = result.managedFields ?? [];
+    if (current === undefined) return { object: this.create(info, namespace, obj, ctx, entries), created: true };
+    const rvGiven = typeof getPath(config, ["metadata", "resourceVersion"]) === "string";
+    return { object: this.commitUpdate(info, sub, obj, current, ctx, rvGiven, entries), created: false };
+  }
+
   private runPatch(type: PatchType, target: unknown, patchBody: unknown, gvk: { apiVersion: string; kind: string }): unknown {
     try {
       return applyPatch(type, target, patchBody, gvk);
@@ -292,8 +350,11 @@ export class Registry {
     }
   }
 
-  /** The write half of update and patch: preconditions, strategy, validation, no-op detection, store. */
-  private commitUpdate(info: ResourceInfo, sub: string, obj: KubeObject, current: KubeObject, ctx: WriteContext, conditional: boolean): KubeObject {
+  /**
+   * The write half of update and patch: preconditions, strategy, managedFields, validation, no-op detection,
+   * store. `applied` carries the managedFields a server-side apply computed (they replace the Update entry).
+   */
+  private commitUpdate(info: ResourceInfo, sub: string, obj: KubeObject, current: KubeObject, ctx: WriteContext, conditional: boolean, applied?: ManagedFieldsEntry[] | "keep"): KubeObject {
     const name = current.metadata.name ?? "";
     const rv = obj.metadata.resourceVersion;
     if (rv !== undefined && rv !== "" && rv !== current.metadata.resourceVersion) throw conflict(info, name, MODIFIED_CONFLICT);
@@ -331,6 +392,10 @@ export class Registry {
       }
     }
     const prepared = prepareForUpdate(info, sub, obj, current);
+    if (applied === "keep") {
+      // The caller set them on `obj` (scale), and the strategy keeps obj's metadata.
+    } else if (applied !== undefined) setManagedFields(prepared, applied);
+    else if (ctx.fieldManager !== undefined) trackUpdate(info, sub, current, obj, prepared, ctx.fieldManager, rfc3339(this.now()));
     const causes: Cause[] = validateUpdate(info, sub, prepared, current);
     if (causes.length > 0) throw new StatusError(invalidStatus(info, name, causes));
     if (JSON.stringify(prepared) === JSON.stringify(current)) return current;
@@ -379,7 +444,9 @@ export class Registry {
     const next = clone(current);
     (next["spec"] as Record<string, unknown>)["replicas"] = replicas ?? 0;
     if (rv !== undefined && rv !== "") next.metadata.resourceVersion = rv;
-    const updated = this.commitUpdate(info, "", next, current, ctx, rv !== undefined && rv !== "");
+    // The Scale's managers are translated to and from the parent's (ScaleHandler), not computed on the parent.
+    if (ctx.fieldManager !== undefined) trackScale(info, current, next, ctx.fieldManager, rfc3339(this.now()));
+    const updated = this.commitUpdate(info, "", next, current, ctx, rv !== undefined && rv !== "", "keep");
     return scaleOf(updated);
   }
 

@@ -51,13 +51,14 @@ export class Kubectl {
     this.cacheDir = mkdtempSync(join(tmpdir(), "kube-sim-kubectl-cache-"));
   }
 
-  private env(): NodeJS.ProcessEnv {
-    return { PATH: process.env["PATH"] ?? "", HOME: this.cacheDir, KUBECONFIG: this.kubeconfig, KUBECACHEDIR: this.cacheDir };
+  private env(extra: Readonly<Record<string, string>> = {}): NodeJS.ProcessEnv {
+    return { PATH: process.env["PATH"] ?? "", HOME: this.cacheDir, KUBECONFIG: this.kubeconfig, KUBECACHEDIR: this.cacheDir, ...extra };
   }
 
-  run(args: string[], stdin?: string): Promise<KubectlResult> {
+  /** `env` adds variables to kubectl's otherwise minimal environment (e.g. KUBE_EDITOR for `kubectl edit`). */
+  run(args: string[], stdin?: string, env: Readonly<Record<string, string>> = {}): Promise<KubectlResult> {
     return new Promise((resolve) => {
-      const child = execFile(this.binary, args, { env: this.env(), timeout: 30_000 }, (err, stdout, stderr) => {
+      const child = execFile(this.binary, args, { env: this.env(env), timeout: 30_000 }, (err, stdout, stderr) => {
         const code = err === null ? 0 : typeof (err as { code?: unknown }).code === "number" ? ((err as { code: number }).code) : 1;
         resolve({ code, stdout, stderr });
       });
