@@ -1,6 +1,7 @@
 // Chaos soak (issue 6, acceptance 2; not part of `npm test`): 3 actor replicas, 50 StatefulSets under continuous
 // scale and template changes, and every 20 s a random replica SIGKILLed or SIGSTOPped (then continued after a
-// random pause) for --duration-min minutes. Then the faults and the churn stop, the soak waits for the fleet to
+// random pause) for --duration-min minutes; a share of the faults (--garbage-share) is garbage on every subject of a
+// few sets and the fleet's buckets, with a status another client wrote (tools/chaos/garbage.ts, issue 16). Then the faults and the churn stop, the soak waits for the fleet to
 // settle and every set to converge, and runs the invariant checker over the whole history. Prints a progress line
 // per fault and a final summary; exits 1 on any violation or if the sets do not converge.
 //
@@ -12,11 +13,13 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { pathToFileURL } from "node:url";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { succeeded } from "./facts.ts";
+import { injectGarbage } from "./garbage.ts";
 import { ChaosStack } from "./harness.ts";
 import { distribution, formatDistribution, formatMs, loadAverage, seededRandom, snapshotOwner, waitTakeover } from "./measure.ts";
 import type { Distribution } from "./measure.ts";
 import type { SetRefName } from "./workload.ts";
 import { formatStatus, readStatusInput, summarize } from "../stsfleet/src/status.ts";
+import { RESOURCES } from "../../services/common/src/kube.ts";
 
 const NAMESPACE = "soak";
 
@@ -29,11 +32,17 @@ export interface SoakOptions {
   /** Longest SIGSTOP; each pause lasts a random time between 1 s and this. */
   readonly maxPauseMs: number;
   readonly seed: number;
+  /** Share of the faults that are garbage injections instead of a SIGKILL or SIGSTOP (0 = none). */
+  readonly garbageShare: number;
   readonly report?: string;
   readonly keep: boolean;
 }
 
-type FaultKind = "kill" | "pause";
+type FaultKind = "kill" | "pause" | "garbage";
+/** Sets a garbage injection poisons (their subjects; the buckets and probes are poisoned whole). */
+const GARBAGE_SETS = 3;
+/** An observedGeneration no controller could compute, written into one of those sets' status. */
+const FOREIGN_OBSERVED_GENERATION = 1_000_000;
 
 interface FaultOutcome {
   readonly index: number;
@@ -60,7 +69,7 @@ export interface SoakSummary {
   readonly violationLines: readonly string[];
   readonly converged: boolean;
   readonly convergeAfterFaultsMs: number | undefined;
-  readonly failover: Readonly<Record<FaultKind, Distribution>>;
+  readonly failover: Readonly<Record<"kill" | "pause", Distribution>>;
   readonly pausesWithoutTakeover: number;
   /** Faults that hit a replica owning nothing yet (re-joining after an earlier fault). */
   readonly faultsOnEmptyReplicas: number;
@@ -104,7 +113,7 @@ export async function runSoak(options: SoakOptions, print: (...lines: string[]) 
     const churning = chaos.workload.churn({ sets, everyMs: options.churnEveryMs, maxReplicas: 3, signal: stopChurn.signal, random });
     const startMs = Date.now();
     const endMs = startMs + options.durationMin * 60_000;
-    const counts: Record<FaultKind, number> = { kill: 0, pause: 0 };
+    const counts: Record<FaultKind, number> = { kill: 0, pause: 0, garbage: 0 };
     const outcomes: Promise<FaultOutcome>[] = [];
     const resumes: Promise<void>[] = [];
     const paused = new Set<string>();
@@ -112,6 +121,25 @@ export async function runSoak(options: SoakOptions, print: (...lines: string[]) 
     while (Date.now() + options.faultEverySec * 1000 <= endMs && !interrupt.signal.aborted) {
       await sleep(options.faultEverySec * 1000, undefined, { signal: interrupt.signal }).catch(() => undefined);
       if (interrupt.signal.aborted) break;
+      if (options.garbageShare > 0 && random() < options.garbageShare) {
+        index++;
+        const pool = [...sets];
+        const picked: SetRefName[] = [];
+        while (picked.length < GARBAGE_SETS && pool.length > 0) picked.push(...pool.splice(Math.floor(random() * pool.length), 1));
+        const atMs = Date.now();
+        counts.garbage++;
+        const { published } = await injectGarbage(chaos.connection, picked, chaos.actorNames);
+        const [foreign] = picked;
+        if (foreign) {
+          await chaos.kube
+            .patch({ ...RESOURCES.statefulsets, ...foreign, subresource: "status" }, { status: { observedGeneration: FOREIGN_OBSERVED_GENERATION } }, "merge")
+            .catch(() => undefined); // the set may be mid-delete: the injection stands without it
+        }
+        const note = `${published} garbage messages on the subjects of ${picked.map((set) => set.name).join(", ")} and every bucket key; status of ${foreign?.name ?? "-"} overwritten`;
+        print(`[${clock(startMs)}] fault ${index}: garbage | ${note} | load ${loadAverage()}`);
+        outcomes.push(Promise.resolve({ index, kind: "garbage", victim: "-", atMs, shards: 0, pauseMs: undefined, takeoverMs: undefined, note }));
+        continue;
+      }
       const candidates = chaos.actorNames.filter((name) => chaos.stack.service(name).running && !paused.has(name));
       const victim = candidates[Math.floor(random() * candidates.length)];
       if (victim === undefined) {
@@ -165,7 +193,7 @@ export async function runSoak(options: SoakOptions, print: (...lines: string[]) 
     const faultsStoppedAt = performance.now();
     stopChurn.abort();
     const churn = await churning;
-    print(`[${clock(startMs)}] faults and churn stopped (${counts.kill} kills, ${counts.pause} pauses; ${churn.scales} scales, ${churn.templates} template changes); waiting for convergence`);
+    print(`[${clock(startMs)}] faults and churn stopped (${counts.kill} kills, ${counts.pause} pauses, ${counts.garbage} garbage injections; ${churn.scales} scales, ${churn.templates} template changes); waiting for convergence`);
     const settled = await Promise.all(outcomes);
     let converged = true;
     let convergeAfterFaultsMs: number | undefined;
@@ -183,7 +211,7 @@ export async function runSoak(options: SoakOptions, print: (...lines: string[]) 
     const audit = chaos.audit().filter((w) => w.namespace === NAMESPACE);
     const accepted = audit.filter((w) => succeeded(w));
     const violations = report.violations();
-    const ofKind = (kind: FaultKind) => settled.filter((o) => o.kind === kind && o.takeoverMs !== undefined).map((o) => o.takeoverMs ?? 0);
+    const ofKind = (kind: "kill" | "pause") => settled.filter((o) => o.kind === kind && o.takeoverMs !== undefined).map((o) => o.takeoverMs ?? 0);
     const summary: SoakSummary = {
       startedAt,
       seed: options.seed,
@@ -205,7 +233,7 @@ export async function runSoak(options: SoakOptions, print: (...lines: string[]) 
       convergeAfterFaultsMs,
       failover: { kill: distribution(ofKind("kill")), pause: distribution(ofKind("pause")) },
       pausesWithoutTakeover: settled.filter((o) => o.kind === "pause" && o.shards > 0 && o.takeoverMs === undefined).length,
-      faultsOnEmptyReplicas: settled.filter((o) => o.shards === 0).length,
+      faultsOnEmptyReplicas: settled.filter((o) => o.kind !== "garbage" && o.shards === 0).length,
       maxOwnerlessMs: report.coverage?.maxOwnerlessMs,
       outcomes: settled,
       loadAverageAtEnd: loadAverage(),
@@ -232,7 +260,7 @@ export async function runSoak(options: SoakOptions, print: (...lines: string[]) 
 export function summaryLines(s: SoakSummary): string[] {
   return [
     `SOAK SUMMARY (seed ${s.seed}, ${s.durationMin} min, ${s.actors} actors, ${s.sets} sets, started ${s.startedAt})`,
-    `  faults injected: ${s.faults.kill} SIGKILL, ${s.faults.pause} SIGSTOP/SIGCONT`,
+    `  faults injected: ${s.faults.kill} SIGKILL, ${s.faults.pause} SIGSTOP/SIGCONT, ${s.faults.garbage} garbage injections`,
     `  churn: ${s.churn.scales} scales, ${s.churn.templates} template changes, ${s.churn.errors} API errors`,
     `  writes (namespace ${NAMESPACE}): ${s.writes.total} total, ${s.writes.accepted} accepted (${s.writes.byActors} by actors), ${s.writes.rejected} rejected; ` +
       `${s.writes.staleEpochAccepted} accepted from an epoch older than the newest claim (informative, ADR 0073)`,
@@ -258,6 +286,14 @@ function positive(name: string, integer: boolean) {
   };
 }
 
+function share(name: string) {
+  return (raw: string): number => {
+    const value = Number(raw);
+    if (!Number.isFinite(value) || value < 0 || value > 1) throw new InvalidArgumentError(`${name} must be a number from 0 to 1`);
+    return value;
+  };
+}
+
 export function soakCommand(): Command {
   return new Command("soak")
     .description("chaos soak: actors killed or paused at random under continuous churn, then the invariant checker")
@@ -267,6 +303,11 @@ export function soakCommand(): Command {
     .addOption(new Option("--fault-every-sec <s>", "time between faults").argParser(positive("--fault-every-sec", false)).default(20))
     .addOption(new Option("--churn-every-ms <ms>", "time between scale/template changes").argParser(positive("--churn-every-ms", true)).default(250))
     .addOption(new Option("--max-pause-ms <ms>", "longest SIGSTOP (each lasts 1 s .. this)").argParser(positive("--max-pause-ms", true)).default(12_000))
+    .addOption(
+      new Option("--garbage-share <0..1>", "share of the faults that are garbage on every subject of a few sets and the buckets, with a foreign status")
+        .argParser(share("--garbage-share"))
+        .default(0.2),
+    )
     .addOption(new Option("--seed <n>", "seed of the fault and churn sequence").argParser(positive("--seed", true)))
     .addOption(new Option("--report <file>", "also write the summary as JSON here"))
     .option("--keep", "keep the state dir (logs, audit log) afterwards", false)
