@@ -109,3 +109,4 @@ export { TRACE_HEADERS, extractSpanContext, extractTraceContext, injectTraceCont
 export type { HeaderCarrier } from "./trace.ts";
 export { SAMPLE_MESSAGES } from "./samples.ts";
 export { UnreachableError, assertNever } from "./assert.ts";
+export { MAX_PAYLOAD_BYTES } from "./limits.ts";

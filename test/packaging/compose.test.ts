@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { before, describe, it } from "node:test";
+import { MAX_PAYLOAD_BYTES } from "#protocol";
 import { SERVICES, findExecutable, parseYamlDocuments, passwordVariable, readRepoFile, repoPath, run, testPasswords } from "./support.ts";
 
 const DOCKER_COMPOSE = findExecutable("docker-compose");
@@ -163,6 +164,10 @@ describe("docker-compose.yml", { skip: SKIP }, () => {
     }
     const natsMounts = (stack.services["nats"]?.volumes ?? []).map((v) => (typeof v === "string" ? v : `${v.source ?? ""}:${v.target ?? ""}`));
     assert.ok(natsMounts.some((m) => m.includes("deploy/base/nats/auth.conf") && m.includes("/etc/nats/auth.conf")), "auth.conf next to nats.conf");
+  });
+
+  it("lets NATS carry objects above 1 MiB, which Kubernetes accepts (protocol/src/limits.ts)", () => {
+    assert.match(readRepoFile("deploy/compose/nats.conf"), new RegExp(`^max_payload: ${MAX_PAYLOAD_BYTES}$`, "m"));
   });
 });
 

@@ -4,6 +4,7 @@
 // the actors' PodDisruptionBudget and the ServiceMonitor select what they should.
 import assert from "node:assert/strict";
 import { before, describe, it } from "node:test";
+import { MAX_PAYLOAD_BYTES } from "#protocol";
 import { EXPECTED_PERMISSIONS, KUBECTL_SKIP, named, ofKind, permissions, renderKustomization, rulesOf, selects } from "./manifests.ts";
 import type { K8sObject, PolicyRule, Selector } from "./manifests.ts";
 import { SERVICES, readRepoFile } from "./support.ts";
@@ -327,6 +328,8 @@ describe("deploy/overlays: dev against prod", { skip: KUBECTL_SKIP }, () => {
       }
       assert.match(config, /server_name: \$SERVER_NAME/);
       assert.match(config, /include "auth\.conf"/);
+      // A valid Kubernetes object can be larger than nats-server's default 1 MiB (protocol/src/limits.ts).
+      assert.match(config, new RegExp(`^max_payload: ${MAX_PAYLOAD_BYTES}$`, "m"), `${overlay}: max_payload`);
     }
   });
 

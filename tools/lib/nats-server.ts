@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { freeLoopbackPorts } from "../stsfleet/src/ports.ts";
+import { MAX_PAYLOAD_BYTES } from "#protocol";
 
 export interface NatsServerOptions {
   /** Executable to run; default `nats-server` from the PATH. */
@@ -100,6 +101,8 @@ function renderConfig(options: NatsServerOptions, portsDir: string, storeDir: st
     `listen: ${quote(`127.0.0.1:${options.port ?? -1}`)}`,
     `http: ${quote("127.0.0.1:-1")}`,
     `ports_file_dir: ${quote(portsDir)}`,
+    // Objects above nats-server's default 1 MiB are valid in Kubernetes (protocol/src/limits.ts).
+    `max_payload: ${MAX_PAYLOAD_BYTES}`,
   ];
   if (options.pingIntervalMs !== undefined) {
     lines.push(`ping_interval: ${quote(`${Math.max(1, Math.round(options.pingIntervalMs / 1000))}s`)}`);
