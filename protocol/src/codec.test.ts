@@ -12,6 +12,8 @@ import { SAMPLE_MESSAGES } from "./samples.ts";
 const CODEC_OF: { readonly [T in MessageType]: Codec<unknown> } = {
   "object.put": codecs.objectEnvelope,
   "object.delete": codecs.objectEnvelope,
+  "object.reread": codecs.objectReread,
+  "object.reread.result": codecs.objectRereadResult,
   "pvc.create": codecs.pvcCommand,
   "pvc.updateOwnerRefs": codecs.pvcCommand,
   "status.write": codecs.statusWrite,

@@ -11,6 +11,8 @@ import {
   IntentSchema,
   MemberRecordSchema,
   ObjectEnvelopeSchema,
+  ObjectRereadResultSchema,
+  ObjectRereadSchema,
   PokeSchema,
   ProbeAckSchema,
   ProbeSchema,
@@ -111,6 +113,8 @@ export function codecFor<S extends z.ZodType>(name: string, schema: S): Codec<z.
 
 export const codecs = {
   objectEnvelope: codecFor("ObjectEnvelope", ObjectEnvelopeSchema),
+  objectReread: codecFor("ObjectReread", ObjectRereadSchema),
+  objectRereadResult: codecFor("ObjectRereadResult", ObjectRereadResultSchema),
   pvcCommand: codecFor("PvcCommand", PvcCommandSchema),
   statusWrite: codecFor("StatusWrite", StatusWriteSchema),
   statusResult: codecFor("StatusResult", StatusResultSchema),

@@ -62,6 +62,45 @@ export type ObjectPut = z.infer<typeof ObjectPutSchema>;
 export type ObjectDelete = z.infer<typeof ObjectDeleteSchema>;
 export type ObjectEnvelope = z.infer<typeof ObjectEnvelopeSchema>;
 
+/**
+ * An owner could not read the last message of one of its shard's object subjects (undecodable, invalid, or about
+ * another object than its subject names) and asks the watcher to verify the subject and publish it again from its
+ * mirror (ADR 0088). On `svc.reread.<shard>.<kind>.<ns>.<name>`; the body repeats the subject's address.
+ */
+export const ObjectRereadSchema = z.object({
+  type: z.literal("object.reread"),
+  shard: ShardSchema,
+  kind: ObjectKindSchema,
+  namespace: nonEmpty,
+  name: nonEmpty,
+  /** Stream sequence of the message that could not be read (0: not known). */
+  seq: count,
+  /** Why it could not be read: a DecodeFailure, or "mismatch". */
+  reason: z.string().max(64),
+  /** The fleet member asking. */
+  requestedBy: nonEmpty,
+});
+export type ObjectReread = z.infer<typeof ObjectRereadSchema>;
+
+export const ObjectRereadOutcomeSchema = z.enum([
+  /** The subject owes a publish from the watcher's mirror (a PUT or a tombstone); it follows on the subject. */
+  "republishing",
+  /** The subject's last message is one the watcher published and reads back: nothing to repair. */
+  "valid",
+  /** The watcher knows no object on this subject and the subject holds nothing now (a foreign message was purged). */
+  "absent",
+]);
+export type ObjectRereadOutcome = z.infer<typeof ObjectRereadOutcomeSchema>;
+
+/** The active watcher's answer; a standby never answers (the owner asks again later). */
+export const ObjectRereadResultSchema = z.object({
+  type: z.literal("object.reread.result"),
+  outcome: ObjectRereadOutcomeSchema,
+  /** The subject's last stream sequence as the watcher read it (0: empty). */
+  seq: count,
+});
+export type ObjectRereadResult = z.infer<typeof ObjectRereadResultSchema>;
+
 // --- actor -> pvc-provisioner --------------------------------------------------------------------------------
 
 const commandBase = {
@@ -258,6 +297,8 @@ export type Poke = z.infer<typeof PokeSchema>;
 export const AnyMessageSchema = z.discriminatedUnion("type", [
   ObjectPutSchema,
   ObjectDeleteSchema,
+  ObjectRereadSchema,
+  ObjectRereadResultSchema,
   PvcCreateSchema,
   PvcUpdateOwnerRefsSchema,
   StatusWriteSchema,

@@ -15,6 +15,7 @@ import {
   pokeSubjects,
   probeSubjects,
   pvcCommandSubjects,
+  rereadSubjects,
   shardKeys,
   statusSubjects,
 } from "./subjects.ts";
@@ -48,6 +49,8 @@ describe("subjects", () => {
     assert.equal(intentReplicaSubjects(1).build(address), "qintent.1.88.default.web_v2");
     assert.equal(intentReplicaSubjects(1).all, "qintent.1.>");
     assert.equal(intentReplicaStream(2), "STS_INTENT_2");
+    assert.equal(rereadSubjects.build({ ...address, kind: "pod" }), "svc.reread.88.pod.default.web_v2");
+    assert.equal(rereadSubjects.toObjectSubject("svc.reread.88.pod.default.web_v2"), "k8s.88.pod.default.web_v2");
   });
 
   it("keeps the quorum intent log's subjects apart from STS_INTENT's and from each other", () => {
@@ -75,6 +78,7 @@ describe("subjects", () => {
         assert.deepEqual(objectSubjects.parse(objectSubjects.build(object)), object);
         assert.deepEqual(liveObjectSubjects.parse(liveObjectSubjects.build(object)), object);
         assert.equal(liveObjectSubjects.fromObjectSubject(objectSubjects.build(object)), liveObjectSubjects.build(object));
+        assert.deepEqual(rereadSubjects.parse(rereadSubjects.build(object)), object);
       }),
     );
     fc.assert(
@@ -103,6 +107,9 @@ describe("subjects", () => {
       () => liveObjectSubjects.fromObjectSubject("intent.1.default.web"),
       () => liveObjectSubjects.toObjectSubject("k8s.1.pod.default.web"),
       () => liveObjectSubjects.shardFilter(256),
+      () => rereadSubjects.parse("k8s.1.pod.default.web"),
+      () => rereadSubjects.parse("svc.reread.1.pod.default"),
+      () => rereadSubjects.toObjectSubject("svc.status.1.default.web"),
     ];
     for (const attempt of bad) assert.throws(attempt, SubjectError);
   });
@@ -112,6 +119,7 @@ describe("subjects", () => {
       ...setFamilies.map((family) => (subject: string) => family.parse(subject)),
       (subject) => objectSubjects.parse(subject),
       (subject) => liveObjectSubjects.parse(subject),
+      (subject) => rereadSubjects.parse(subject),
       (subject) => probeSubjects.parse(subject),
       (subject) => shardKeys.parse(subject),
     ];

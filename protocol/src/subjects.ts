@@ -238,6 +238,29 @@ export const liveObjectSubjects = {
 } as const;
 
 // ---------------------------------------------------------------------------------------------------------
+// svc.reread.<shard>.<kind>.<namespace>.<nameToken> : an owner asks the watcher to verify the object subject of the
+// same tokens and publish it again (request-reply; every watcher subscribes, only the active one answers). Sent when
+// the subject's last message in K8S_OBJS could not be read (ADR 0088).
+
+const REREAD_PREFIX = "svc.reread.";
+
+export const rereadSubjects = {
+  template: "svc.reread.{shard}.{kind}.{namespace}.{name}",
+  all: "svc.reread.>",
+  build(address: ObjectAddress): string {
+    return REREAD_PREFIX + objectSubjects.build(address).slice(OBJECT_PREFIX.length);
+  },
+  /** The object subject a re-read request is about (`svc.reread.…` -> `k8s.…`). */
+  toObjectSubject(subject: string): string {
+    if (!subject.startsWith(REREAD_PREFIX)) throw new SubjectError(subject, `a re-read subject starts with ${JSON.stringify(REREAD_PREFIX)}`);
+    return OBJECT_PREFIX + subject.slice(REREAD_PREFIX.length);
+  },
+  parse(subject: string): ObjectAddress {
+    return objectSubjects.parse(rereadSubjects.toObjectSubject(subject));
+  },
+} as const;
+
+// ---------------------------------------------------------------------------------------------------------
 // Per-set subjects: intent log, PVC commands, status writes, events, pokes.
 
 function setSubjectFamily(prefix: readonly string[], templateSuffix = "{shard}.{namespace}.{name}") {

@@ -25,6 +25,7 @@ import {
   pokeSubjects,
   probeSubjects,
   pvcCommandSubjects,
+  rereadSubjects,
   shard,
   shardKeys,
   statusSubjects,
@@ -186,6 +187,30 @@ describe("NATS users and permissions (deploy/base/nats/auth.conf)", { skip: NATS
     await refusedPublish(watcher, `$KV.${BUCKETS.members}.${memberKeys.build("actor-0")}`);
     await refusedPublish(watcher, `$JS.API.CONSUMER.CREATE.${STREAMS.commands}.${CONSUMERS.pvcProvisioner}`);
     await refusedSubscribe(watcher, statusSubjects.all, CONSUMERS.statusWriter);
+  });
+
+  it("watcher answers the actors' re-read requests (ADR 0088); no other service may ask or answer them", async () => {
+    const watcher = client("watcher");
+    const actor = client("actor");
+    const address = { shard: SHARD, kind: "pod" as const, namespace: "default", name: "web-0" };
+    const requests = watcher.nc.subscribe(rereadSubjects.all, {
+      callback: (error, message) => {
+        if (error === null) message.respond(codecs.objectRereadResult.encode(SAMPLE_MESSAGES["object.reread.result"]));
+      },
+    });
+    await watcher.nc.flush();
+    const request = { ...SAMPLE_MESSAGES["object.reread"], shard: SHARD };
+    const reply = await actor.nc.request(rereadSubjects.build(address), codecs.objectReread.encode(request), { timeout: 2_000 });
+    assert.equal(codecs.objectRereadResult.decode(reply.data).type, "object.reread.result");
+    requests.unsubscribe();
+    await noViolations(watcher);
+    await noViolations(actor);
+    await refusedPublish(watcher, rereadSubjects.build(address));
+    await refusedSubscribe(actor, rereadSubjects.all);
+    for (const service of ["pvc-provisioner", "status-writer"] as const) {
+      await refusedPublish(client(service), rereadSubjects.build(address));
+      await refusedSubscribe(client(service), rereadSubjects.all);
+    }
   });
 
   it("actor: reads its shard's objects, appends intents, owns shards, sends claim commands, status requests and events", async () => {

@@ -7,6 +7,7 @@ import { LEASE_PROFILES, ShardOwnership } from "./runtime/ownership.ts";
 import { ActorSystem } from "./runtime/actor-system.ts";
 import { Executor } from "./runtime/executor.ts";
 import { ShardIntake, feedJetStream } from "./runtime/intake.ts";
+import { ObjectRereads } from "./runtime/rereads.ts";
 import { INTENT_API_TIMEOUT_MS, IntentLog, QuorumIntentLog } from "./runtime/intents.ts";
 import type { IntentAppender } from "./runtime/intents.ts";
 import { takeOverShard } from "./runtime/takeover.ts";
@@ -46,11 +47,12 @@ export async function startActor(config: ActorConfig, options: { logger?: Logger
     createLogger({ service: "actor", instance: config.name, level: config.logLevel, format: config.logFormat });
   const common = createCommonMetrics("actor", config.name);
   // Bound below, once the objects they read exist.
-  const sources = { ownedShards: () => 0, syncedShards: () => 0, cachedSets: () => 0 };
+  const sources = { ownedShards: () => 0, syncedShards: () => 0, cachedSets: () => 0, unreadableObjects: () => 0 };
   const metrics = createActorMetrics(common, config.maxConcurrentTurns, {
     ownedShards: () => sources.ownedShards(),
     syncedShards: () => sources.syncedShards(),
     cachedSets: () => sources.cachedSets(),
+    unreadableObjects: () => sources.unreadableObjects(),
   });
   const profile = LEASE_PROFILES[config.leaseProfile];
 
@@ -180,6 +182,7 @@ export async function startActor(config: ActorConfig, options: { logger?: Logger
       shardSignals.delete(shard);
       synced.delete(shard);
       void intake.close(shard);
+      rereads.dropShard(shard);
       const dropped = store.dropShard(shard);
       system.forget(dropped);
       generationFloors.forget(dropped);
@@ -187,12 +190,24 @@ export async function startActor(config: ActorConfig, options: { logger?: Logger
     }
   };
 
+  // Subjects whose last message could not be read are published again by the watcher on request (ADR 0088).
+  const rereads = new ObjectRereads({
+    nats: nats.connection,
+    member: config.name,
+    logger,
+    absent(ref) {
+      for (const key of store.markReadable(ref).unblocked) system.notify(key, "readable");
+    },
+    result: (result) => metrics.objectReread(result),
+  });
+
   const intake = new ShardIntake({
     js: feedJetStream(nats.connection),
     jsm: topology.jsm,
     store,
     logger,
     live: nats.connection,
+    rereads,
     listener: {
       changed(key, reason, headers) {
         system.notify(key, reason, extractSpanContext(headers));
@@ -201,8 +216,8 @@ export async function startActor(config: ActorConfig, options: { logger?: Logger
       synced(shard) {
         void takeOver(shard);
       },
-      dropped(reason) {
-        metrics.droppedObjects(reason);
+      dropped(reason, source) {
+        metrics.droppedObjects(reason, source);
       },
       received(source, outcome) {
         metrics.objectMessage(source, outcome);
@@ -214,7 +229,8 @@ export async function startActor(config: ActorConfig, options: { logger?: Logger
   const takeOver = (shard: number) =>
     takeOverShard(shard, {
       epochOf: (s) => ownership.epochOf(s),
-      setsInShard: (s) => store.setsInShard(s),
+      // A set whose own subject could not be read may exist: it is fenced like the others.
+      setsInShard: (s) => [...new Set([...store.setsInShard(s), ...store.unreadableSetsInShard(s)])],
       appendTakeover: (s, key, epoch) => {
         const [namespace = "", name = ""] = key.split("/");
         return intents.append(
@@ -233,6 +249,7 @@ export async function startActor(config: ActorConfig, options: { logger?: Logger
   sources.ownedShards = () => ownership.ownedShards().size;
   sources.syncedShards = () => synced.size;
   sources.cachedSets = () => store.setCount();
+  sources.unreadableObjects = () => store.unreadableCount();
 
   const runTurn = createTurnRunner({
     store,
@@ -309,6 +326,7 @@ export async function startActor(config: ActorConfig, options: { logger?: Logger
         // Shard by shard: stop intake, finish its turns, release it, so successors take over while we leave.
         await ownership.stop({ timeoutMs: Math.max(1_000, config.shutdownTimeoutMs - 2_000) });
         await intake.closeAll();
+        rereads.close();
         await system.stop();
         await nats.connection.drain().catch(() => undefined);
         await endpoints.close();

@@ -1,6 +1,7 @@
 // Actor metrics. Reconcile series keep controller-runtime's names and labels (controller="statefulset"), queue
 // series keep client-go workqueue's names (name="statefulset"), so existing dashboards and alerts carry over.
 import { Counter, Gauge, Histogram } from "prom-client";
+import { liveObjectSubjects, objectSubjects } from "#protocol";
 import type { CommonMetrics } from "../../common/src/metrics.ts";
 import type { ActorSystemMetrics, TurnOutcome } from "./runtime/actor-system.ts";
 import type { TurnMetrics } from "./runtime/turn.ts";
@@ -9,7 +10,9 @@ const CONTROLLER = "statefulset";
 
 export interface ActorMetrics extends ActorSystemMetrics, TurnMetrics {
   readonly handoffs: Counter<"direction">;
-  readonly droppedObjects: (reason: string) => void;
+  readonly droppedObjects: (reason: string, source: "stream" | "live") => void;
+  /** How a re-read request for an unreadable object subject ended (ADR 0088). */
+  readonly objectReread: (result: string) => void;
   /** An object message taken from the stream or its live copy, applied or skipped as stale (ADR 0084). */
   readonly objectMessage: (source: "stream" | "live", outcome: "applied" | "stale") => void;
   /** A replica of the quorum intent log failed an append (the others may still have made a majority). */
@@ -24,6 +27,8 @@ export interface ActorGaugeSources {
   ownedShards(): number;
   syncedShards(): number;
   cachedSets(): number;
+  /** Object subjects of owned shards whose last message could not be read and is not repaired yet. */
+  unreadableObjects(): number;
 }
 
 export function createActorMetrics(
@@ -131,6 +136,25 @@ export function createActorMetrics(
       this.set(sources.cachedSets());
     },
   });
+  new Gauge({
+    name: "stsfleet_unreadable_objects",
+    help: "Object subjects of owned shards whose last K8S_OBJS message could not be read and that the watcher has not published again yet (ADR 0088)",
+    registers,
+    collect() {
+      this.set(sources.unreadableObjects());
+    },
+  });
+  const rereads = new Counter({
+    name: "stsfleet_object_rereads_total",
+    help: "Requests to the watcher to publish an unreadable object subject again, by result (republishing, valid, absent: the watcher's answer; timeout, no-responders, error: asked again later)",
+    labelNames: ["result"],
+    registers,
+  });
+  const incompleteTurns = new Counter({
+    name: "stsfleet_turns_incomplete_total",
+    help: "Turns that did not plan because an object subject of the set's shard and namespace could not be read (ADR 0088)",
+    registers,
+  });
   const objectMessages = new Counter({
     name: "stsfleet_object_messages_total",
     help: "Object messages received per path (stream: K8S_OBJS, live: its core NATS copy) and outcome (applied, stale: the same or a newer copy of the subject was applied first)",
@@ -170,6 +194,12 @@ export function createActorMetrics(
     statusWrite(outcome) {
       statusWrites.inc({ outcome });
     },
+    incomplete() {
+      incompleteTurns.inc();
+    },
+    objectReread(result) {
+      rereads.inc({ result });
+    },
     handoffs: new Counter({
       name: "stsfleet_shard_handoffs_total",
       help: "Shard ownership changes on this member, by direction (gained, lost)",
@@ -193,8 +223,8 @@ export function createActorMetrics(
     objectMessage(source, outcome) {
       objectMessages.inc({ source, outcome });
     },
-    droppedObjects(reason) {
-      common.droppedMessages.inc({ subject: "k8s.{shard}.{kind}.{namespace}.{name}", reason });
+    droppedObjects(reason, source) {
+      common.droppedMessages.inc({ subject: source === "live" ? liveObjectSubjects.template : objectSubjects.template, reason });
     },
   };
 }

@@ -24,6 +24,7 @@ export interface WatcherMetrics {
   readonly liveSkipped: Counter;
   readonly pendingPublishes: Gauge;
   readonly tombstonesPurged: Counter;
+  readonly rereads: Counter<"outcome">;
   readonly objects: Gauge<"kind">;
   readonly leader: Gauge;
   readonly leaseTransitions: Counter<"transition">;
@@ -128,7 +129,13 @@ export function createWatcherMetrics(registry: Registry): WatcherMetrics {
     }),
     tombstonesPurged: new Counter({
       name: "stsfleet_watcher_tombstones_purged_total",
-      help: "Tombstones purged from K8S_OBJS after --tombstone-ttl-ms.",
+      help: "Tombstones purged from K8S_OBJS after --tombstone-ttl-ms, and foreign messages (not written by a watcher) no object replaces (ADR 0088).",
+      registers,
+    }),
+    rereads: new Counter({
+      name: "stsfleet_watcher_rereads_total",
+      help: "Re-read requests from owners that could not read an object subject's last message (ADR 0088), by outcome (republishing, valid, absent; standby: not answered here; error: the read or purge failed, the owner asks again).",
+      labelNames: ["outcome"],
       registers,
     }),
     objects: new Gauge({

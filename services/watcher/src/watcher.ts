@@ -6,7 +6,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { context, SpanKind, trace } from "@opentelemetry/api";
 import { jetstream } from "@nats-io/jetstream";
 import type { Registry } from "prom-client";
-import { BUCKETS, PublicationClock, STREAMS, objectSubjects } from "#protocol";
+import { BUCKETS, PublicationClock, STREAMS, objectSubjects, rereadSubjects } from "#protocol";
 import { backoffDelayMs } from "../../common/src/backoff.ts";
 import type { BackoffPolicy } from "../../common/src/backoff.ts";
 import { KubeClient, RESOURCES, loadKubeConfig } from "../../common/src/kube.ts";
@@ -25,6 +25,7 @@ import { kubeSource } from "./adapters/kube-source.ts";
 import { LeaseElector } from "./adapters/lease-elector.ts";
 import { EventContexts, Publisher } from "./adapters/publisher.ts";
 import { Reflector } from "./adapters/reflector.ts";
+import { RereadServer } from "./adapters/reread-server.ts";
 import type { KubeSource, ReflectorSink } from "./adapters/reflector.ts";
 import { readStreamIndex } from "./adapters/stream-index.ts";
 import type { WatcherConfig } from "./config.ts";
@@ -111,8 +112,9 @@ export async function startWatcher(config: Readonly<WatcherConfig>, deps: Watche
   const tracer = trace.getTracer(TRACER_NAME);
   const lifetime = new AbortController();
 
+  const inScope = (namespace: string) => config.namespace === undefined || namespace === config.namespace;
   const state = new MirrorState({
-    inScope: (namespace) => config.namespace === undefined || namespace === config.namespace,
+    inScope,
     republishSeed: Date.now(),
   });
   let nats: NatsHandle | undefined = deps.nats;
@@ -336,12 +338,27 @@ export async function startWatcher(config: Readonly<WatcherConfig>, deps: Watche
     },
   });
 
+  // Owners ask for an object subject they could not read to be verified and published again (ADR 0088).
+  const rereads = new RereadServer({
+    connection,
+    jsm: topology.jsm,
+    stream: STREAMS.objects,
+    ledger: state.ledger,
+    inScope,
+    kick: () => publisher.kick(),
+    metrics,
+    dropped: (reason) => common.droppedMessages.inc({ subject: rereadSubjects.template, reason }),
+    logger,
+    tracer,
+  });
+
   const purgeTimer = setInterval(() => {
     publisher.purgeTombstones().catch((error: unknown) => logger.warn({ err: error }, "tombstone purge failed"));
   }, config.tombstonePurgeIntervalMs);
   purgeTimer.unref();
 
   for (const reflector of reflectors) reflector.start();
+  rereads.start();
   elector.start();
   logger.info(
     { namespace: config.namespace ?? "(all)", incarnation, bucket: BUCKETS.leases, stream: STREAMS.objects },
@@ -375,6 +392,7 @@ export async function startWatcher(config: Readonly<WatcherConfig>, deps: Watche
         stopping = true;
         lifetime.abort();
         clearInterval(purgeTimer);
+        rereads.stop();
         await Promise.all(reflectors.map((reflector) => reflector.stop()));
         const drained = await publisher.drain(Math.max(100, Math.floor(config.shutdownTimeoutMs / 2)));
         if (!drained) logger.warn({ pending: state.ledger.pending }, "stopping with publishes still owed; the next active watcher diffs them");

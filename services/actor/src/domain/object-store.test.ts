@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
-import { isMemberOf } from "#protocol";
+import { isMemberOf, shard as shardOf } from "#protocol";
 import type { ObjectEnvelope } from "#protocol";
 import type { StatefulSet } from "../planner/index.ts";
 import { isMet } from "./expectations.ts";
@@ -97,6 +97,67 @@ describe("ObjectStore", () => {
     assert.deepEqual(store.dropShard(1), ["ns/web"]);
     assert.equal(store.get("StatefulSet", "ns", "web"), undefined);
     assert.equal(store.setCount(), 0);
+  });
+});
+
+describe("ObjectStore unreadable subjects (ADR 0088)", () => {
+  const S = shardOf("ns", "web");
+  const subjectOf = (kind: ObjectEnvelope["kind"], name: string, namespace = "ns") => ({ shard: S, kind, namespace, name });
+
+  it("an unreadable subject of an object the store does not hold makes the sets of its shard and namespace incomplete", () => {
+    const store = new ObjectStore();
+    store.apply(S, web);
+    store.apply(S, put("Pod", "web-0", { metadata: owned("web") }));
+    assert.equal(store.isIncomplete("ns/web"), false);
+    // The replay of a new owner: web-1's subject holds garbage, so the store has no value for it.
+    assert.equal(store.markUnreadable(subjectOf("Pod", "web-1")), true);
+    assert.equal(store.isIncomplete("ns/web"), true);
+    assert.equal(store.unreadableCount(), 1);
+    assert.deepEqual(store.snapshot("ns/web")?.pods.map((p) => p.metadata?.name), ["web-0"], "the snapshot alone cannot tell");
+    // Another namespace of the same shard is not concerned.
+    assert.equal(store.isIncomplete("other/web"), false);
+    // Marked twice (the four garbage payloads): one entry.
+    store.markUnreadable(subjectOf("Pod", "web-1"));
+    assert.equal(store.unreadableCount(), 1);
+    // The watcher publishes the pod again: known, and the set is told.
+    const pod = put("Pod", "web-1", { metadata: owned("web") });
+    store.apply(S, pod);
+    assert.deepEqual(store.markReadable(subjectOf("Pod", "web-1")), { wasUnreadable: true, unblocked: ["ns/web"] });
+    assert.equal(store.isIncomplete("ns/web"), false);
+    assert.deepEqual(store.markReadable(subjectOf("Pod", "web-1")), { wasUnreadable: false, unblocked: [] });
+  });
+
+  it("keeps what it holds of an object whose subject became unreadable, without blocking", () => {
+    const store = new ObjectStore();
+    store.apply(S, web);
+    store.apply(S, put("Pod", "web-0", { metadata: owned("web") }));
+    assert.equal(store.markUnreadable(subjectOf("Pod", "web-0")), false);
+    assert.equal(store.isIncomplete("ns/web"), false);
+    assert.ok(store.get("Pod", "ns", "web-0"), "garbage says nothing about the object: the last value stays");
+    assert.equal(store.unreadableCount(), 1, "still to be repaired in the stream");
+    assert.deepEqual(store.markReadable(subjectOf("Pod", "web-0")), { wasUnreadable: true, unblocked: [] });
+  });
+
+  it("lists sets whose own subject is unreadable (a takeover fences them) and forgets a dropped shard's marks", () => {
+    const store = new ObjectStore();
+    store.markUnreadable(subjectOf("StatefulSet", "web"));
+    store.markUnreadable(subjectOf("Pod", "web-0"));
+    assert.deepEqual(store.unreadableSetsInShard(S), ["ns/web"]);
+    assert.deepEqual(store.unreadableSetsInShard((S + 1) % 256), []);
+    store.dropShard(S);
+    assert.equal(store.unreadableCount(), 0);
+    assert.deepEqual(store.unreadableSetsInShard(S), []);
+  });
+
+  it("unblocks once the last unknown subject of the shard and namespace is known, when the watcher says it holds nothing too", () => {
+    const store = new ObjectStore();
+    store.apply(S, web);
+    store.markUnreadable(subjectOf("Pod", "stray"));
+    store.markUnreadable(subjectOf("ControllerRevision", "web-abc"));
+    assert.deepEqual(store.markReadable(subjectOf("Pod", "stray")).unblocked, [], "the revision is still unknown");
+    assert.equal(store.isIncomplete("ns/web"), true);
+    assert.deepEqual(store.markReadable(subjectOf("ControllerRevision", "web-abc")).unblocked, ["ns/web"]);
+    assert.equal(store.isIncomplete("ns/web"), false);
   });
 });
 

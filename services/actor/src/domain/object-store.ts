@@ -1,5 +1,6 @@
 // The actor's view of the Kubernetes objects of the shards it owns, rebuilt from K8S_OBJS. Pure data structure:
-// apply envelopes, answer "which sets does this change concern", build planner snapshots.
+// apply envelopes, answer "which sets does this change concern", build planner snapshots, and know which sets'
+// objects are incomplete because a subject's last message could not be read (ADR 0088).
 import { parseParentAndOrdinal, shard as shardOf } from "#protocol";
 import type { KubeObject, ObjectEnvelope, ObjectKind } from "#protocol";
 import { compileSelector, selectorMatches } from "../planner/selector.ts";
@@ -115,6 +116,22 @@ function metaOf(object: KubeObject | undefined): Meta {
   return (object?.metadata ?? {}) as Meta;
 }
 
+/** An object subject of an owned shard, by what its tokens name. */
+export interface SubjectRef {
+  readonly shard: number;
+  readonly kind: ObjectKind;
+  readonly namespace: string;
+  readonly name: string;
+}
+
+/** Subjects whose last message could not be read, per shard and namespace. */
+interface Unreadable {
+  /** `<kind>/<name>` -> whether the store held no value of the object when the message came (see markUnreadable). */
+  readonly subjects: Map<string, boolean>;
+  /** How many of them block the namespace's sets of the shard. */
+  blocking: number;
+}
+
 export interface ApplyResult {
   /** Sets whose reconcile may be affected (including sets that no longer exist, for passivation). */
   readonly affected: readonly SetKey[];
@@ -143,6 +160,8 @@ export class ObjectStore {
   private readonly namespaces = new Map<string, NamespaceObjects>();
   private readonly shardOfSet = new Map<SetKey, number>();
   private readonly objectsPerShard = new Map<number, Set<string>>();
+  /** `<shard>/<namespace>` -> its unreadable subjects; empty in a healthy fleet, so apply() pays nothing for it. */
+  private readonly unreadable = new Map<string, Unreadable>();
 
   private ns(namespace: string): NamespaceObjects {
     let entry = this.namespaces.get(namespace);
@@ -211,8 +230,90 @@ export class ObjectStore {
     return { affected: this.affectedBy(kind, namespace, name, previous, cached), changed: true };
   }
 
+  /**
+   * The last message of an object subject of `shard` could not be read (undecodable, invalid, or about another
+   * object than the subject names). It is no value: whatever the store holds of the object stays, since the garbage
+   * says nothing about the object, and an object the store does not hold stays unknown rather than absent. While
+   * any subject of a shard and namespace is unknown that way, every set of that shard and namespace is incomplete
+   * (the subject's tokens cannot say which of them the object concerns): no turn plans from it, so a pod, claim or
+   * revision that exists is never taken for missing. Returns whether the subject blocks.
+   */
+  markUnreadable(ref: SubjectRef): boolean {
+    const groupKey = `${ref.shard}/${ref.namespace}`;
+    let group = this.unreadable.get(groupKey);
+    if (!group) {
+      group = { subjects: new Map(), blocking: 0 };
+      this.unreadable.set(groupKey, group);
+    }
+    const subjectKey = `${ref.kind}/${ref.name}`;
+    const blocking = group.subjects.get(subjectKey) ?? this.get(ref.kind, ref.namespace, ref.name) === undefined;
+    if (!group.subjects.has(subjectKey)) {
+      group.subjects.set(subjectKey, blocking);
+      if (blocking) group.blocking++;
+    }
+    return blocking;
+  }
+
+  /**
+   * A readable message of the subject was applied, or the watcher answered that the subject holds nothing: it is
+   * known again. Returns whether it was unreadable, and the sets it no longer blocks (they deserve a turn).
+   */
+  markReadable(ref: SubjectRef): { readonly wasUnreadable: boolean; readonly unblocked: readonly SetKey[] } {
+    if (this.unreadable.size === 0) return { wasUnreadable: false, unblocked: [] };
+    const groupKey = `${ref.shard}/${ref.namespace}`;
+    const group = this.unreadable.get(groupKey);
+    const subjectKey = `${ref.kind}/${ref.name}`;
+    const blocking = group?.subjects.get(subjectKey);
+    if (!group || blocking === undefined) return { wasUnreadable: false, unblocked: [] };
+    group.subjects.delete(subjectKey);
+    if (blocking) group.blocking--;
+    if (group.subjects.size === 0) this.unreadable.delete(groupKey);
+    const unblocked = blocking && group.blocking === 0 ? this.setsInShard(ref.shard).filter((key) => splitSetKey(key).namespace === ref.namespace) : [];
+    return { wasUnreadable: true, unblocked };
+  }
+
+  /** True while the subject is marked unreadable (markUnreadable). */
+  isUnreadable(ref: SubjectRef): boolean {
+    return this.unreadable.get(`${ref.shard}/${ref.namespace}`)?.subjects.has(`${ref.kind}/${ref.name}`) ?? false;
+  }
+
+  /** True while some subject is marked unreadable (cheap: the intake asks after every message). */
+  get hasUnreadable(): boolean {
+    return this.unreadable.size > 0;
+  }
+
+  /** True while an unknown subject of the set's shard and namespace keeps the set's objects incomplete. */
+  isIncomplete(key: SetKey): boolean {
+    if (this.unreadable.size === 0) return false;
+    const { namespace, name } = splitSetKey(key);
+    return (this.unreadable.get(`${shardOf(namespace, name)}/${namespace}`)?.blocking ?? 0) > 0;
+  }
+
+  /** Sets of `shard` whose own StatefulSet subject is unknown: they exist as far as anyone can tell. */
+  unreadableSetsInShard(shard: number): SetKey[] {
+    const keys: SetKey[] = [];
+    for (const [groupKey, group] of this.unreadable) {
+      const slash = groupKey.indexOf("/");
+      if (Number(groupKey.slice(0, slash)) !== shard) continue;
+      const namespace = groupKey.slice(slash + 1);
+      for (const [subjectKey, blocking] of group.subjects) {
+        const [kind, name = ""] = subjectKey.split("/");
+        if (blocking && kind === "StatefulSet") keys.push(setKey(namespace, name));
+      }
+    }
+    return keys;
+  }
+
+  /** Unknown subjects (blocking or not), for the gauge. */
+  unreadableCount(): number {
+    let count = 0;
+    for (const group of this.unreadable.values()) count += group.subjects.size;
+    return count;
+  }
+
   /** Forgets every object received on a shard (the shard moved to another member). */
   dropShard(shard: number): SetKey[] {
+    for (const groupKey of [...this.unreadable.keys()]) if (groupKey.startsWith(`${shard}/`)) this.unreadable.delete(groupKey);
     const dropped: SetKey[] = [];
     for (const trackKey of this.objectsPerShard.get(shard) ?? []) {
       const [kind, namespace, name] = trackKey.split("/") as [ObjectKind, string, string];

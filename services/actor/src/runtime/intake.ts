@@ -26,18 +26,38 @@
 // it crashed: a 4-9 s Raft election on nats-server 2.9) the live copies keep the cache current, so turns go on. Both
 // copies carry the watcher's publication version (header Sts-Pub); PublicationOrder keeps the later one per subject
 // and lets the second copy of a message skip decoding (ADR 0084).
+//
+// A message that cannot be read (undecodable, invalid, or about another object than its subject names) is counted
+// and changes nothing. When it came from the stream it is the subject's last value, what the next owner's replay
+// will find: the store marks the subject unreadable (an object it does not hold stays unknown, and the sets it may
+// concern wait), and the watcher is asked to publish the subject again (ObjectRereads). The next readable message
+// of the subject makes it known again (ADR 0088). A live copy is not stored: dropping it loses nothing the stream's
+// copy does not bring.
 import { setTimeout as sleep } from "node:timers/promises";
 import { DeliverPolicy, jetstream } from "@nats-io/jetstream";
 import type { ConsumerMessages, JetStreamClient, JetStreamManager, OrderedConsumerOptions } from "@nats-io/jetstream";
 import { errors } from "@nats-io/transport-node";
 import type { NatsConnection, Subscription } from "@nats-io/transport-node";
-import { DecodeError, HEADERS, STREAMS, SubjectError, codecs, liveObjectSubjects, objectSubjects, parsePublicationVersion } from "#protocol";
-import type { HeaderCarrier, PublicationVersion } from "#protocol";
+import {
+  DecodeError,
+  HEADERS,
+  OBJECT_KINDS,
+  STREAMS,
+  SubjectError,
+  codecs,
+  kindToken,
+  liveObjectSubjects,
+  nameToToken,
+  objectSubjects,
+  parsePublicationVersion,
+} from "#protocol";
+import type { HeaderCarrier, ObjectEnvelope, PublicationVersion } from "#protocol";
 import type { Logger } from "../../../common/src/logger.ts";
 import { PULL_EXPIRES_MS } from "../../../common/src/pull.ts";
 import { Semaphore } from "../../../common/src/semaphore.ts";
-import type { ObjectStore, SetKey } from "../domain/object-store.ts";
+import type { ObjectStore, SetKey, SubjectRef } from "../domain/object-store.ts";
 import { PublicationOrder } from "../domain/publication-order.ts";
+import type { ObjectRereads } from "./rereads.ts";
 
 /** Which path an object message came by. */
 export type ObjectSource = "stream" | "live";
@@ -45,7 +65,7 @@ export type ObjectSource = "stream" | "live";
 export interface IntakeListener {
   changed(key: SetKey, reason: string, headers: HeaderCarrier | undefined): void;
   synced(shard: number): void;
-  dropped(reason: string): void;
+  dropped(reason: string, source: ObjectSource): void;
   /** A message applied, or skipped because the same or a newer copy of its subject was already applied. */
   received?(source: ObjectSource, outcome: "applied" | "stale"): void;
 }
@@ -56,6 +76,19 @@ export type LiveSource = Pick<NatsConnection, "subscribe">;
 /** How long a tombstone's version is remembered after it was applied (see PublicationOrder.sweep). */
 export const TOMBSTONE_VERSION_KEEP_MS = 120_000;
 const SWEEP_INTERVAL_MS = 30_000;
+
+/** The subject the watcher publishes an envelope on in `shard` (objectSubjects.build without its checks). */
+function subjectOfEnvelope(shard: number, envelope: ObjectEnvelope): string {
+  return `k8s.${shard}.${kindToken(envelope.kind)}.${envelope.namespace}.${nameToToken(envelope.name)}`;
+}
+
+/** An envelope about another object than the subject it came on names. */
+class SubjectMismatchError extends Error {
+  override readonly name = "SubjectMismatchError";
+  constructor(subject: string, envelope: ObjectEnvelope) {
+    super(`${subject} carries ${envelope.kind} ${envelope.namespace}/${envelope.name}`);
+  }
+}
 
 function publicationVersionOf(headers: HeaderCarrier | undefined): PublicationVersion | undefined {
   return headers?.has(HEADERS.publication) ? parsePublicationVersion(headers.get(HEADERS.publication)) : undefined;
@@ -118,6 +151,7 @@ export class ShardIntake {
   private readonly listener: IntakeListener;
   private readonly logger: Logger;
   private readonly liveSource: LiveSource | undefined;
+  private readonly rereads: Pick<ObjectRereads, "request" | "resolved"> | undefined;
   private readonly order = new PublicationOrder();
   private readonly sweeper: ReturnType<typeof setInterval>;
 
@@ -129,6 +163,8 @@ export class ShardIntake {
     logger: Logger;
     /** Subscribes each feed to its shard's live copies; without it the feeds read the stream only. */
     live?: LiveSource;
+    /** Asks the watcher to repair subjects whose last message could not be read; without it they stay unknown. */
+    rereads?: Pick<ObjectRereads, "request" | "resolved">;
   }) {
     this.js = deps.js;
     this.jsm = deps.jsm;
@@ -136,6 +172,7 @@ export class ShardIntake {
     this.listener = deps.listener;
     this.logger = deps.logger;
     this.liveSource = deps.live;
+    this.rereads = deps.rereads;
     this.sweeper = setInterval(() => this.order.sweep(performance.now(), TOMBSTONE_VERSION_KEEP_MS), SWEEP_INTERVAL_MS);
     this.sweeper.unref();
   }
@@ -179,7 +216,7 @@ export class ShardIntake {
     return this.liveSource.subscribe(liveObjectSubjects.shardFilter(shard), {
       callback: (error, message) => {
         if (error !== null || feed.stopped) return;
-        this.handle(shard, message.subject, message.data, message.headers, "live");
+        this.handle(shard, message.subject, message.data, message.headers, "live", 0);
       },
     });
   }
@@ -222,7 +259,7 @@ export class ShardIntake {
           if (feed.stopped || feed.messages !== messages) break;
           feed.lastSignMs = performance.now();
           feed.lastSeq = message.seq;
-          this.handle(shard, message.subject, message.data, message.headers, "stream");
+          this.handle(shard, message.subject, message.data, message.headers, "stream", message.seq);
           if (message.seq >= feed.targetSeq || message.info.pending === 0) this.markSynced(shard, feed);
         }
       } catch (error) {
@@ -272,40 +309,107 @@ export class ShardIntake {
     }
   }
 
-  private drop(subject: string, reason: string, error: unknown): void {
-    this.listener.dropped(reason);
+  private drop(subject: string, reason: string, error: unknown, source: ObjectSource): void {
+    this.listener.dropped(reason, source);
     if (this.loggedReasons.has(reason)) return;
     this.loggedReasons.add(reason);
     this.logger.warn({ subject, reason, err: error }, "dropping an object message (logged once per reason)");
   }
 
-  private handle(shard: number, subject: string, data: Uint8Array, headers: HeaderCarrier | undefined, source: ObjectSource): void {
+  /**
+   * A stream message of `shard` that cannot be read is the subject's last value: mark the subject unreadable and ask
+   * for it again. A subject that does not parse names no object the watcher publishes: nothing to repair.
+   */
+  private unreadable(shard: number, subject: string, seq: number, reason: string): void {
+    let address;
+    try {
+      address = objectSubjects.parse(subject);
+    } catch (error) {
+      if (error instanceof SubjectError) return;
+      throw error;
+    }
+    if (address.shard !== shard) return;
+    const ref: SubjectRef = { shard, kind: OBJECT_KINDS[address.kind], namespace: address.namespace, name: address.name };
+    this.store.markUnreadable(ref);
+    this.rereads?.request(ref, seq, reason);
+  }
+
+  private handle(
+    shard: number,
+    subject: string,
+    data: Uint8Array,
+    headers: HeaderCarrier | undefined,
+    source: ObjectSource,
+    seq: number,
+  ): void {
     let objectSubject = subject;
     if (source === "live") {
       try {
         objectSubject = liveObjectSubjects.toObjectSubject(subject);
       } catch (error) {
         if (!(error instanceof SubjectError)) throw error;
-        return this.drop(subject, "subject", error);
+        return this.drop(subject, "subject", error, source);
       }
     }
     const version = publicationVersionOf(headers);
     // A live copy without a version could not be ordered against the stream's copies.
-    if (source === "live" && version === undefined) return this.drop(subject, "unversioned", undefined);
+    if (source === "live" && version === undefined) return this.drop(subject, "unversioned", undefined, source);
     if (this.order.isStale(shard, objectSubject, version)) {
       this.listener.received?.(source, "stale");
+      // The stream's copy of a publication whose live copy came first, on a subject marked unreadable by garbage
+      // in between: the subject's last value is readable again (if it decodes: garbage may carry any header).
+      if (source === "stream" && this.store.hasUnreadable) this.staleAfterUnreadable(shard, objectSubject, data, headers, seq);
       return;
     }
     let envelope;
     try {
-      envelope = codecs.objectEnvelope.decode(data);
+      envelope = this.read(shard, objectSubject, data);
     } catch (error) {
-      return this.drop(subject, error instanceof DecodeError ? error.reason : "error", error);
+      const reason = error instanceof DecodeError ? error.reason : error instanceof SubjectMismatchError ? "mismatch" : "error";
+      if (source === "stream") this.unreadable(shard, objectSubject, seq, reason);
+      return this.drop(subject, reason, error, source);
     }
     const { affected } = this.store.apply(shard, envelope);
     this.order.applied(shard, objectSubject, version, envelope.type === "object.delete" ? "delete" : "put", performance.now());
     this.listener.received?.(source, "applied");
     for (const key of affected) this.listener.changed(key, envelope.kind, headers);
+    if (this.store.hasUnreadable) this.readable(shard, envelope, headers, affected);
+  }
+
+  /** Decodes an object message and checks that it is about the object its subject names. */
+  private read(shard: number, objectSubject: string, data: Uint8Array): ObjectEnvelope {
+    const envelope = codecs.objectEnvelope.decode(data);
+    if (subjectOfEnvelope(shard, envelope) !== objectSubject) throw new SubjectMismatchError(objectSubject, envelope);
+    return envelope;
+  }
+
+  /** A readable message of the subject was applied (or is older than one applied): known again. */
+  private readable(shard: number, envelope: ObjectEnvelope, headers: HeaderCarrier | undefined, affected: readonly SetKey[]): void {
+    const ref: SubjectRef = { shard, kind: envelope.kind, namespace: envelope.namespace, name: envelope.name };
+    const readable = this.store.markReadable(ref);
+    if (!readable.wasUnreadable) return;
+    this.rereads?.resolved(ref);
+    for (const key of readable.unblocked) if (!affected.includes(key)) this.listener.changed(key, "readable", headers);
+  }
+
+  private staleAfterUnreadable(shard: number, objectSubject: string, data: Uint8Array, headers: HeaderCarrier | undefined, seq: number): void {
+    let address;
+    try {
+      address = objectSubjects.parse(objectSubject);
+    } catch (error) {
+      if (error instanceof SubjectError) return;
+      throw error;
+    }
+    if (!this.store.isUnreadable({ shard, kind: OBJECT_KINDS[address.kind], namespace: address.namespace, name: address.name })) return;
+    let envelope;
+    try {
+      envelope = this.read(shard, objectSubject, data);
+    } catch (error) {
+      const reason = error instanceof DecodeError ? error.reason : error instanceof SubjectMismatchError ? "mismatch" : "error";
+      this.unreadable(shard, objectSubject, seq, reason);
+      return this.drop(objectSubject, reason, error, "stream");
+    }
+    this.readable(shard, envelope, headers, []);
   }
 
   /** Stops the shard's feed; the caller drops its objects from the store. */

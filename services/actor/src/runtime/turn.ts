@@ -32,6 +32,8 @@ export interface TurnOwnership {
 
 export interface TurnMetrics {
   planned?(result: PlanResult, planSeconds: number): void;
+  /** A turn did not plan: the set's objects are incomplete (an unreadable subject, ADR 0088). */
+  incomplete?(): void;
   statusWrite?(outcome: StatusResult["outcome"] | "error"): void;
 }
 
@@ -71,6 +73,12 @@ export class PlanSyncError extends Error {
 
 const tracer = trace.getTracer("stsfleet-actor");
 
+/**
+ * A set whose objects are incomplete is looked at again after this long. Its turn follows at once when the subject
+ * becomes readable (the intake notifies the sets it unblocks); this is only the fallback.
+ */
+export const INCOMPLETE_RECHECK_MS = 5_000;
+
 function retryAfterOf(errors: readonly unknown[]): number | undefined {
   let max: number | undefined;
   for (const error of errors) {
@@ -97,6 +105,14 @@ export function createTurnRunner(deps: TurnDeps): TurnRunner {
     if (!snapshot) {
       collisions.delete(key);
       return { type: "gone" };
+    }
+    // An object subject of the set's shard and namespace could not be read, and the store holds no value for it:
+    // planning now could take an existing pod, claim or revision for missing (create it again, count it out of the
+    // status, or bump collisionCount). Wait for the watcher to publish it again (ADR 0088).
+    if (deps.store.isIncomplete(key)) {
+      deps.metrics?.incomplete?.();
+      deps.logger.debug({ namespace, name }, "objects of the set are incomplete (an unreadable subject); not planning");
+      return { type: "done", requeueAfterMs: INCOMPLETE_RECHECK_MS, expectations: [] };
     }
     const extra = collisions.get(key);
     if (extra) {

@@ -20,6 +20,8 @@ class ModelStream {
   private readonly ids = new Map<string, number>();
 
   publish(command: PublishCommand, atMs = 0): { seq: number; duplicate: boolean } | "conflict" {
+    // A message without the uid of its object cannot be decoded by an owner (ObjectEnvelope requires it).
+    assert.notEqual(command.uid, "", `${command.op} ${command.subject} without an identity`);
     const original = this.ids.get(command.msgId);
     if (original !== undefined) return { seq: original, duplicate: true };
     if ((this.subjects.get(command.subject)?.seq ?? 0) !== command.expectedSeq) return "conflict";
@@ -60,6 +62,18 @@ class ModelStream {
     return published;
   }
 }
+
+/** What an owner that could not read `subject` gets done: the ledger decides, a foreign message is purged. */
+function verify(ledger: Ledger, stream: ModelStream, subjectName: string): ReturnType<Ledger["verified"]> {
+  const outcome = ledger.verified(subjectName, stream.subjects.get(subjectName));
+  if (outcome !== "purge") return outcome;
+  const seq = ledger.heldAt(subjectName)!.seq;
+  stream.purge(subjectName, seq + 1);
+  ledger.purged(subjectName, seq);
+  return outcome;
+}
+
+const GARBAGE = { uid: "", rv: "", op: "PUT", atMs: 0 } as const;
 
 function activeLedger(entries: HeldEntry[] = []): Ledger {
   const ledger = new Ledger();
@@ -292,6 +306,57 @@ describe("Ledger", () => {
     assert.equal(ledger.next()?.expectedSeq, 0, "the purged subject is empty again");
   });
 
+  it("repairs a subject an owner could not read: the mirror's PUT again, a tombstone where the object left, a purge where none was", () => {
+    const ledger = activeLedger();
+    const stream = new ModelStream();
+    const moved = objectKey("pod", "default", "moved");
+    ledger.setTarget(KEY, put("1", [3]));
+    ledger.setTarget(moved, put("1", [4], "m"));
+    stream.drain(ledger);
+    ledger.setTarget(moved, put("1", [5], "m"));
+    stream.drain(ledger);
+    // Garbage on every subject, written by someone else: the ledger does not know until an owner reports it.
+    for (const name of [subject(3), subject(4, "moved"), subject(5, "moved"), subject(6, "never")]) stream.write(name, GARBAGE);
+    assert.equal(ledger.next(), undefined);
+
+    assert.equal(verify(ledger, stream, subject(3)), "republishing");
+    assert.equal(verify(ledger, stream, subject(4, "moved")), "republishing");
+    assert.equal(verify(ledger, stream, subject(5, "moved")), "republishing");
+    const commands = takeAll(ledger);
+    assert.deepEqual(
+      commands.map((c) => `${c.op} ${c.subject} ${c.uid}@${c.rv} expects ${c.expectedSeq}`).sort(),
+      [
+        `DEL ${subject(4, "moved")} m@1 expects ${stream.subjects.get(subject(4, "moved"))!.seq}`,
+        `PUT ${subject(3)} u1@1 expects ${stream.subjects.get(subject(3))!.seq}`,
+        `PUT ${subject(5, "moved")} m@1 expects ${stream.subjects.get(subject(5, "moved"))!.seq}`,
+      ].sort(),
+    );
+    for (const command of commands) stream.deliver(ledger, command);
+    stream.drain(ledger);
+    // The msg ids were used minutes ago: the stream deduplicates them, the ledger sends them again under a new id.
+    assert.equal(stream.subjects.get(subject(3))?.uid, "u1");
+    assert.equal(stream.subjects.get(subject(5, "moved"))?.uid, "m");
+    assert.equal(stream.subjects.get(subject(4, "moved"))?.op, "DEL");
+
+    assert.equal(verify(ledger, stream, subject(6, "never")), "purge");
+    assert.equal(stream.subjects.get(subject(6, "never")), undefined, "purged: no identity for a tombstone");
+    assert.equal(verify(ledger, stream, subject(6, "never")), "absent");
+    assert.equal(verify(ledger, stream, subject(3)), "valid");
+    assert.equal(ledger.pending, 0);
+  });
+
+  it("on activation replaces foreign entries with the mirror's PUT and lists the others for an immediate purge", () => {
+    const stream = new ModelStream();
+    stream.write(subject(1, "kept"), GARBAGE);
+    stream.write(subject(2, "unknown"), GARBAGE);
+    const ledger = new Ledger();
+    ledger.setTarget(objectKey("pod", "default", "kept"), put("4", [1], "k"));
+    ledger.markSynced();
+    ledger.activate(stream.snapshot());
+    assert.deepEqual(takeAll(ledger).map((c) => `${c.op} ${c.subject} ${c.uid}@${c.rv}`), [`PUT ${subject(1, "kept")} k@4`]);
+    assert.deepEqual(ledger.purgeCandidates(0, 3_600_000), [{ subject: subject(2, "unknown"), seq: 2 }]);
+  });
+
   it("converges the stream to the mirror whatever the interleaving of changes, failures, conflicts and takeovers (property)", () => {
     const keys = ["a", "b", "c"].map((name) => objectKey("pod", "default", name));
     const op = fc.oneof(
@@ -302,6 +367,9 @@ describe("Ledger", () => {
       fc.record({ t: fc.constant("race" as const), i: fc.nat(5), rv: fc.integer({ min: 1, max: 4 }), del: fc.boolean() }),
       fc.record({ t: fc.constant("takeover" as const) }),
       fc.record({ t: fc.constant("drain" as const) }),
+      // A careless client publishes garbage on an object subject (ADR 0088); its owner will report it.
+      fc.record({ t: fc.constant("garbage" as const), key: fc.nat(2), shard: fc.nat(2) }),
+      fc.record({ t: fc.constant("verify" as const), i: fc.nat(5) }),
     );
     fc.assert(
       fc.property(fc.array(op, { maxLength: 60 }), (ops) => {
@@ -313,6 +381,7 @@ describe("Ledger", () => {
         // copies (those carry the version of an earlier announcement of the same content; ADR 0084).
         const announced = new Map<string, { op: string; uid: string; rv: string }>();
         let tookOver = false;
+        const poisoned = new Set<string>();
         const listen = () => {
           for (const want of ledger.takeChanged()) announced.set(want.subject, { op: want.op, uid: want.uid, rv: want.rv });
         };
@@ -352,6 +421,18 @@ describe("Ledger", () => {
               inflight = [];
               stream.drain(ledger);
               break;
+            case "garbage": {
+              const [, , objectName = ""] = keys[step.key]!.split("/");
+              const name = subject(step.shard, objectName);
+              stream.write(name, GARBAGE);
+              poisoned.add(name);
+              break;
+            }
+            case "verify": {
+              const name = [...poisoned][step.i % Math.max(1, poisoned.size)];
+              if (name !== undefined) verify(ledger, stream, name);
+              break;
+            }
             case "takeover":
               // Lease lost and won back (or another replica took over): re-read the stream, forget in-flight answers.
               tookOver = true;
@@ -365,6 +446,14 @@ describe("Ledger", () => {
         listen();
         for (const command of inflight) stream.deliver(ledger, command);
         stream.drain(ledger);
+        // Owners report every subject whose last message they cannot read, until none is left.
+        for (let round = 0; ; round++) {
+          const unreadable = [...stream.subjects].filter(([, held]) => held.uid === "").map(([name]) => name);
+          if (unreadable.length === 0) break;
+          assert.ok(round < 5, `still unreadable after ${round} rounds: ${unreadable.join(", ")}`);
+          for (const name of unreadable) verify(ledger, stream, name);
+          stream.drain(ledger);
+        }
         listen();
         assert.equal(ledger.pending, 0);
         for (const [key, target] of targets) {

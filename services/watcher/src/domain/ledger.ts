@@ -7,6 +7,9 @@
 //   per subject is in flight, and a newer want simply replaces an older one (last value wins, like the stream).
 // Every publish carries `Nats-Expected-Last-Subject-Sequence` = the held sequence, so a watcher whose view is stale
 // (a deposed leader, a concurrent writer) gets a conflict instead of overwriting newer data.
+// A message this watcher did not write (no K8s-UID header, or a payload that does not decode to what its headers
+// say) is held as foreign: it is replaced by the mirror's PUT or tombstone, or purged when the mirror knows no
+// object there (a tombstone needs the identity of what it removes; ADR 0088).
 import { objectSubjects } from "#protocol";
 import type { Shard } from "#protocol";
 import { objectKey, parseObjectKey } from "./objects.ts";
@@ -87,6 +90,25 @@ export interface MessageContent {
   readonly rv: string;
 }
 
+/**
+ * A held message that carries no object identity: written by another client (garbage, a foreign publish), never by a
+ * watcher, whose every message names the uid of its object.
+ */
+export function isForeign(held: MessageContent): boolean {
+  return held.uid === "";
+}
+
+/** What a subject holds after an owner asked for it to be verified (Ledger.verified). */
+export type VerifyOutcome =
+  /** A publish is owed (or in flight) on the subject: the mirror's PUT or tombstone follows. */
+  | "republishing"
+  /** The subject holds a message of this watcher that agrees with the mirror. */
+  | "valid"
+  /** A foreign message and no object to publish in its place: purge the subject up to its sequence. */
+  | "purge"
+  /** The subject holds nothing and owes nothing. */
+  | "absent";
+
 export function sameContent(a: MessageContent | undefined, b: MessageContent): boolean {
   return a !== undefined && a.op === b.op && a.uid === b.uid && a.rv === b.rv;
 }
@@ -152,6 +174,31 @@ export class Ledger {
 
   heldAt(subject: string): Held | undefined {
     return this.held.get(subject);
+  }
+
+  /** True while a publish of `subject` awaits its answer. */
+  isInFlight(subject: string): boolean {
+    return this.inflight.has(subject);
+  }
+
+  /**
+   * An owner could not read the subject's last message: `actual` is what the stream holds now as the publisher read
+   * it back (undefined: nothing), foreign when it is not a message of this watcher. Takes it as the held message
+   * unless a publish is in flight (its answer decides) or this watcher already holds a later sequence (the read
+   * raced an ack), then decides again. Only while active and synced; the caller checks.
+   */
+  verified(subject: string, actual: Held | undefined): VerifyOutcome {
+    const address = objectSubjects.parse(subject);
+    const key = objectKey(address.kind, address.namespace, address.name);
+    if (this.inflight.has(subject)) return "republishing";
+    const known = this.held.get(subject);
+    if (actual !== undefined && (known === undefined || actual.seq >= known.seq)) this.setHeld(key, address.shard, subject, actual);
+    else if (actual === undefined && known !== undefined) this.deleteHeld(key, address.shard, subject);
+    this.reconcile(key);
+    if (this.dirty.has(subject)) return "republishing";
+    const held = this.held.get(subject);
+    if (held === undefined) return "absent";
+    return isForeign(held) ? "purge" : "valid";
   }
 
   /** Sets where an object should be; nothing is computed until the ledger is both synced and active. */
@@ -294,13 +341,17 @@ export class Ledger {
     if (this.dirty.has(command.subject)) this.queue.add(command.subject);
   }
 
-  /** Tombstones older than `ttlMs` with nothing owed on their subject: purge each up to and including `seq`. */
+  /**
+   * Tombstones older than `ttlMs`, and foreign messages with no object to publish in their place, with nothing owed
+   * on their subject: purge each up to and including `seq`.
+   */
   purgeCandidates(nowMs: number, ttlMs: number, limit = Number.POSITIVE_INFINITY): { subject: string; seq: number }[] {
     const out: { subject: string; seq: number }[] = [];
     if (!this.active) return out;
     for (const [subject, held] of this.held) {
       if (out.length >= limit) break;
-      if (held.op !== "DEL" || nowMs - held.atMs < ttlMs) continue;
+      const expired = held.op === "DEL" && nowMs - held.atMs >= ttlMs;
+      if (!expired && !isForeign(held)) continue;
       if (this.dirty.has(subject) || this.inflight.has(subject)) continue;
       out.push({ subject, seq: held.seq });
     }
@@ -376,8 +427,9 @@ export class Ledger {
         let want: Want | undefined;
         if (target?.exists && target.shards.has(shard)) {
           want = { key, shard, op: "PUT", uid: target.uid, rv: target.rv };
-        } else if (held?.op === "PUT") {
-          // Gone, or moved to other shards: a tombstone with the identity the actors know it by now.
+        } else if (held?.op === "PUT" && (target !== undefined || !isForeign(held))) {
+          // Gone, or moved to other shards: a tombstone with the identity the actors know it by now. A foreign
+          // message with no object behind it has no identity to put in a tombstone: it is purged instead.
           want = { key, shard, op: "DEL", uid: target?.uid ?? held.uid, rv: target?.rv ?? held.rv };
         }
         if (want === undefined || sameContent(held, want)) {
