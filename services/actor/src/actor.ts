@@ -24,6 +24,7 @@ import type { Logger } from "../../common/src/logger.ts";
 import { createCommonMetrics } from "../../common/src/metrics.ts";
 import { connectNats, natsOptionsFrom } from "../../common/src/nats.ts";
 import { startOpsEndpoints } from "../../common/src/ops-server.ts";
+import { DropReporter } from "../../common/src/executor/drops.ts";
 import { StreamPublisher } from "../../common/src/stream-publish.ts";
 import { provisionIntentLog, provisionTopology } from "../../common/src/topology.ts";
 import { userAgent } from "../../common/src/version.ts";
@@ -155,12 +156,14 @@ export async function startActor(config: ActorConfig, options: { logger?: Logger
   // Appends through StreamPublisher (ADR 0085): one reply subscription and one timer instead of a request() each.
   const intentJs = new StreamPublisher(nats.connection, { timeoutMs: INTENT_API_TIMEOUT_MS, inboxPrefix: nats.inboxPrefix });
   const intentJsm = await jetstreamManager(nats.connection, { timeout: INTENT_API_TIMEOUT_MS });
+  // Undecodable intent-log entries are counted and logged, rate-limited (ADR 0089).
+  const intentDrops = new DropReporter(common, logger);
   const intents: IntentAppender =
     config.intentLogPlacement.length === 0
-      ? new IntentLog(intentJs, intentJsm, me, undefined, noteLastRecord)
+      ? new IntentLog(intentJs, intentJsm, me, undefined, noteLastRecord, intentDrops)
       : new QuorumIntentLog(
           config.intentLogPlacement.map(
-            (_, replica) => new IntentLog(intentJs, intentJsm, me, { stream: intentReplicaStream(replica), subjects: intentReplicaSubjects(replica) }, noteLastRecord),
+            (_, replica) => new IntentLog(intentJs, intentJsm, me, { stream: intentReplicaStream(replica), subjects: intentReplicaSubjects(replica) }, noteLastRecord, intentDrops),
           ),
           { onReplicaError: (stream, error) => metrics.intentReplicaError(stream, error) },
         );

@@ -6,11 +6,18 @@
 // 0084): an append counts once a majority of them took it with compare-and-set, so the loss of one server costs no
 // Raft election in front of every write. Any two majorities share a replica, and on that replica the takeover record
 // of a newer owner makes the older owner's compare-and-set fail: the fence holds as with one stream.
-import type { JetStreamManager } from "@nats-io/jetstream";
+//
+// Entries that do not decode (anyone may publish on the log's subjects without --secure) are no record of anyone:
+// the newest record that decodes decides, and the append compares-and-sets on the garbage's sequence
+// (domain/intent-fence.ts, ADR 0089). Each is counted once in stsfleet_dropped_messages_total.
+import type { JetStreamManager, StoredMsg } from "@nats-io/jetstream";
 import { DecodeError, STREAMS, codecs, intentLogQuorum, intentSubjects } from "#protocol";
 import type { Intent, SetAddress } from "#protocol";
+import type { DropReporter } from "../../../common/src/executor/drops.ts";
 import { isWrongLastSequence } from "../../../common/src/stream-publish.ts";
 import type { StreamPublish } from "../../../common/src/stream-publish.ts";
+import { decideAppend, tipOf } from "../domain/intent-fence.ts";
+import type { LogEntry, LogTip } from "../domain/intent-fence.ts";
 
 /** What a turn and a takeover need of the log, whichever way it is kept. */
 export interface IntentAppender {
@@ -23,7 +30,7 @@ export interface IntentAppender {
 /** A stream of the log and the subjects it keeps the sets under. */
 export interface IntentLogTarget {
   readonly stream: string;
-  readonly subjects: { build(address: SetAddress): string; shardFilter(shard: number): string };
+  readonly subjects: { build(address: SetAddress): string; shardFilter(shard: number): string; readonly template: string };
 }
 
 export const SINGLE_STREAM_TARGET: IntentLogTarget = { stream: STREAMS.intents, subjects: intentSubjects };
@@ -90,10 +97,13 @@ export const INTENT_API_TIMEOUT_MS = 2_000;
 /** The log kept by one stream (STS_INTENT, or one replica of a quorum log). */
 export class IntentLog implements IntentAppender {
   private readonly lastSeq = new Map<string, number>();
+  /** Per subject, the highest sequence of garbage already counted: each entry is counted once, not once per read. */
+  private readonly garbageCounted = new Map<string, number>();
   private readonly js: StreamPublish;
   private readonly jsm: JetStreamManager;
   private readonly me: { readonly member: string; readonly incarnation: string };
   private readonly onLastRecord: ((address: SetAddress, intent: Intent) => void) | undefined;
+  private readonly drops: Pick<DropReporter, "drop"> | undefined;
   readonly target: IntentLogTarget;
 
   constructor(
@@ -104,40 +114,75 @@ export class IntentLog implements IntentAppender {
     target: IntentLogTarget = SINGLE_STREAM_TARGET,
     /** Told of every set's last record this log reads (a takeover, a lost compare-and-set): what was acted on. */
     onLastRecord?: (address: SetAddress, intent: Intent) => void,
+    /** Counts (stsfleet_dropped_messages_total) and logs, rate-limited, every entry of the log that does not decode. */
+    drops?: Pick<DropReporter, "drop">,
   ) {
     this.js = js;
     this.jsm = jsm;
     this.me = me;
     this.target = target;
     this.onLastRecord = onLastRecord;
+    this.drops = drops;
   }
 
-  private async readLast(subject: string): Promise<{ seq: number; intent: Intent | undefined }> {
+  /** The subject's last entry and, when it does not decode, the newest one below it that does (ADR 0089). */
+  private async readTip(subject: string): Promise<LogTip> {
     const stored = await this.jsm.streams.getMessage(this.target.stream, { last_by_subj: subject });
-    if (!stored) return { seq: 0, intent: undefined };
-    try {
-      return { seq: stored.seq, intent: codecs.intent.decode(stored.data) };
-    } catch (error) {
-      if (error instanceof DecodeError) return { seq: stored.seq, intent: undefined };
-      throw error;
-    }
+    if (!stored) return { seq: 0, newest: undefined };
+    const last = entryOf(stored);
+    if (last.intent) return { seq: last.seq, newest: last.intent };
+    const entries = await this.readWindow(subject, last.seq);
+    this.countGarbage(subject, entries);
+    return tipOf(entries);
   }
 
   /**
-   * Appends with compare-and-set. When the expected sequence is stale, the last record decides: a record of ours
-   * (same incarnation, same epoch; e.g. an append whose ack we lost) or an older epoch is superseded by retrying;
-   * a newer epoch means we were fenced.
+   * Every entry the stream keeps for the subject, up to `tipSeq`, oldest first (one request each; the stream keeps a
+   * few dozen per set). Only read when the last entry is garbage.
+   */
+  private async readWindow(subject: string, tipSeq: number): Promise<LogEntry[]> {
+    const entries: LogEntry[] = [];
+    for (let from = 0; from <= tipSeq; ) {
+      // nats-server 2.9 answers `next_by_subj` (the first entry of the subject at or after `seq`); nats.js 3 only
+      // types it for direct gets.
+      const query = { seq: from, next_by_subj: subject } as unknown as { seq: number };
+      const stored = await this.jsm.streams.getMessage(this.target.stream, query);
+      if (!stored || stored.seq > tipSeq) break;
+      entries.push(entryOf(stored));
+      from = stored.seq + 1;
+    }
+    return entries;
+  }
+
+  private countGarbage(subject: string, entries: readonly LogEntry[]): void {
+    const counted = this.garbageCounted.get(subject) ?? 0;
+    let highest = counted;
+    for (const entry of entries) {
+      if (entry.intent || entry.seq <= counted) continue;
+      highest = Math.max(highest, entry.seq);
+      this.drops?.drop(this.target.subjects.template, entry.failure, { stream: this.target.stream, at: subject, seq: entry.seq });
+    }
+    if (highest > counted) this.garbageCounted.set(subject, highest);
+  }
+
+  /** Reads the subject and decides (domain/intent-fence.ts): the sequence to append over, or FencedError. */
+  private async decide(address: SetAddress, subject: string, intent: Intent): Promise<number> {
+    const tip = await this.readTip(subject);
+    if (tip.newest) this.onLastRecord?.(address, tip.newest);
+    const decision = decideAppend(tip, intent, this.me);
+    if (decision.type === "fenced") throw new FencedError(subject, intent.epoch, decision.theirEpoch);
+    return decision.expectedSeq;
+  }
+
+  /**
+   * Appends with compare-and-set on the subject's last sequence, as last appended by us, else as read. When that is
+   * stale, the newest record that decodes decides: a record of ours (e.g. an append whose ack we lost) or of an older
+   * epoch is superseded by retrying; a newer epoch means we were fenced. Garbage decides nothing.
    */
   async append(address: SetAddress, intent: Intent): Promise<number> {
     const subject = this.target.subjects.build(address);
-    for (let attempt = 0; attempt < APPEND_ATTEMPTS; attempt++) {
-      let expected = this.lastSeq.get(subject);
-      if (expected === undefined) {
-        const last = await this.readLast(subject);
-        if (last.intent) this.onLastRecord?.(address, last.intent);
-        if (last.intent && last.intent.epoch > intent.epoch) throw new FencedError(subject, intent.epoch, last.intent.epoch);
-        expected = last.seq;
-      }
+    let expected = this.lastSeq.get(subject) ?? (await this.decide(address, subject, intent));
+    for (let attempt = 1; ; attempt++) {
       try {
         const ack = await this.js.publish(subject, codecs.intent.encode(intent), { expectedLastSubjectSequence: expected });
         this.lastSeq.set(subject, ack.seq);
@@ -145,20 +190,27 @@ export class IntentLog implements IntentAppender {
       } catch (error) {
         if (!isWrongLastSequence(error)) throw error;
         this.lastSeq.delete(subject);
-        const last = await this.readLast(subject);
-        const theirs = last.intent;
-        if (theirs) this.onLastRecord?.(address, theirs);
-        const ours = theirs && theirs.member === this.me.member && theirs.incarnation === this.me.incarnation;
-        if (!theirs || (!ours && theirs.epoch >= intent.epoch)) throw new FencedError(subject, intent.epoch, theirs?.epoch);
-        // Our own earlier append, or a record from an older epoch: take the current sequence and try again.
+        // Re-read even after the last attempt: a newer owner is reported as a fence, not as contention.
+        const current = await this.decide(address, subject, intent);
+        if (attempt >= APPEND_ATTEMPTS) throw new IntentContentionError(subject, APPEND_ATTEMPTS);
+        expected = current;
       }
     }
-    throw new IntentContentionError(subject, APPEND_ATTEMPTS);
   }
 
   forgetShard(shard: number): void {
     const prefix = this.target.subjects.shardFilter(shard).slice(0, -1);
     for (const subject of this.lastSeq.keys()) if (subject.startsWith(prefix)) this.lastSeq.delete(subject);
+    for (const subject of this.garbageCounted.keys()) if (subject.startsWith(prefix)) this.garbageCounted.delete(subject);
+  }
+}
+
+function entryOf(stored: StoredMsg): LogEntry {
+  try {
+    return { seq: stored.seq, intent: codecs.intent.decode(stored.data) };
+  } catch (error) {
+    if (error instanceof DecodeError) return { seq: stored.seq, intent: undefined, failure: error.reason };
+    throw error;
   }
 }
 
