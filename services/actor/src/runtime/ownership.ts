@@ -93,6 +93,8 @@ export interface OwnershipOptions {
   /** This member declared a peer dead (for metrics and tests). */
   readonly onDeath?: (event: { member: string; why: DeathReason }) => void;
   readonly onHandoff?: (event: { shard: number; kind: "graceful" | "failover" | "initial"; gapMs: number | undefined }) => void;
+  /** A record of `bucket` that does not decode: treated as absent, and counted by the caller (issue 16). */
+  readonly onUndecodable?: (bucket: "members" | "shards") => void;
 }
 
 function decode<T>(entry: KvEntry | null | undefined, decoder: (bytes: Uint8Array) => T): T | undefined {
@@ -293,6 +295,7 @@ export class ShardOwnership {
       return;
     }
     const record = decode(entry, (bytes) => codecs.memberRecord.decode(bytes));
+    if (record === undefined && entry.operation === "PUT") this.options.onUndecodable?.("members");
     this.memberViews.set(name, { record, revision: entry.revision, writtenAtMs: entry.created.getTime() });
     if (name !== this.options.name) {
       if (record && record.state !== "dead") this.liveness.observe(name, entry.revision, this.now());
@@ -309,6 +312,7 @@ export class ShardOwnership {
       return;
     }
     const record = decode(entry, (bytes) => codecs.shardRecord.decode(bytes));
+    if (record === undefined && entry.operation === "PUT") this.options.onUndecodable?.("shards");
     const previous = this.shardViews.get(shard);
     if (previous && previous.revision > entry.revision) return;
     this.shardViews.set(shard, {
