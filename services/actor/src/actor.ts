@@ -140,8 +140,8 @@ export async function startActor(config: ActorConfig, options: { logger?: Logger
     onHandoff(event) {
       metrics.handoffGap(event.kind, event.gapMs);
     },
-    onUndecodable(bucket) {
-      common.droppedMessages.inc({ subject: bucket === "members" ? "$KV.members.m.{member}" : "$KV.shards.{shard}", reason: "invalid" });
+    onUndecodable(bucket, reason) {
+      common.droppedMessages.inc({ subject: bucket === "members" ? "$KV.members.m.{member}" : "$KV.shards.{shard}", reason });
     },
     onDeath(event) {
       metrics.deathsDeclared.inc({ reason: event.why });

@@ -313,7 +313,7 @@ export async function startWatcher(config: Readonly<WatcherConfig>, deps: Watche
     kv: topology.leases,
     logger,
     metrics,
-    onUndecodable: () => common.droppedMessages.inc({ subject: "$KV.leases.watcher", reason: "invalid" }),
+    onUndecodable: (reason) => common.droppedMessages.inc({ subject: "$KV.leases.watcher", reason }),
     random,
     options: {
       key: LEASE_KEY,

@@ -3,10 +3,12 @@
 import assert from "node:assert/strict";
 import { setTimeout as sleep } from "node:timers/promises";
 import { after, describe, it } from "node:test";
+import { jetstream } from "@nats-io/jetstream";
 import type { KV } from "@nats-io/kv";
 import { connect } from "@nats-io/transport-node";
-import { codecs, memberKeys, probeSubjects, shardKeys } from "#protocol";
+import { BUCKETS, codecs, memberKeys, probeSubjects, shardKeys } from "#protocol";
 import { useNatsServer } from "../../../../test/support/nats.ts";
+import { garbagePayloads } from "../../../../tools/chaos/garbage.ts";
 import { createLogger } from "../../../common/src/logger.ts";
 import { provisionTopology } from "../../../common/src/topology.ts";
 import { DEFAULT_FLEET_TIMINGS, ShardOwnership } from "./ownership.ts";
@@ -70,8 +72,10 @@ describe("fleet ownership", async () => {
     const gained: number[] = [];
     const lost: number[] = [];
     const deaths: { member: string; why: string }[] = [];
+    const undecodable: { bucket: string; reason: string }[] = [];
     const ownership = new ShardOwnership({
       onDeath: (event) => deaths.push(event),
+      onUndecodable: (bucket, reason) => undecodable.push({ bucket, reason }),
       connection,
       members: options.wrapMembers ? options.wrapMembers(topology.members) : topology.members,
       shards: options.wrapShards ? options.wrapShards(topology.shards) : topology.shards,
@@ -86,7 +90,7 @@ describe("fleet ownership", async () => {
       },
     });
     await ownership.start();
-    return { name, connection, topology, ownership, gained, lost, deaths };
+    return { name, connection, topology, ownership, gained, lost, deaths, undecodable };
   }
 
   /**
@@ -443,5 +447,100 @@ describe("fleet ownership", async () => {
     assert.deepEqual(a.deaths, [{ member: "hopper", why: "no-responders" }]);
     assert.ok(Date.now() - goneAt < profile.leaseDurationMs, "by probe, not by lease");
     await a.ownership.stop();
+  });
+
+  /** Issue 16's four payloads, in order, on `$KV.<bucket>.<key>`: the key is left holding the last (an empty map). */
+  async function poison(bucket: string, key: string): Promise<void> {
+    const nc = await connect({ servers: server.url, name: "garbage" });
+    const js = jetstream(nc);
+    for (const { data } of garbagePayloads()) await js.publish(`$KV.${bucket}.${key}`, data);
+    await nc.close();
+  }
+
+  async function ownRecord(m: { name: string; topology: { members: KV } }) {
+    const entry = await m.topology.members.get(memberKeys.build(m.name));
+    try {
+      return entry?.operation === "PUT" ? codecs.memberRecord.decode(entry.value) : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  // Issue 16: garbage on `m.<name>` made every renew lose its compare-and-set while the record read back as nothing, so
+  // the member self-fenced and never came back. ADR 0088: an undecodable (or deleted) own record is a record that
+  // declared us dead.
+  for (const [label, spoil] of [
+    ["overwritten with garbage", (key: string) => poison(BUCKETS.members, key)],
+    ["deleted", async (key: string, members: KV) => void (await members.delete(key))],
+  ] as const) {
+    it(`re-joins under a new incarnation, within a few renew periods, when its own record is ${label}`, async () => {
+      const a = await member(`actor-own-${label.split(" ")[0] ?? ""}`);
+      await eventually(() => a.ownership.ownedShards().size === 256, "a owns every shard");
+      const incarnation = a.ownership.incarnation;
+      const spoiledAt = Date.now();
+      await spoil(memberKeys.build(a.name), a.topology.members);
+      await eventually(
+        async () => (await ownRecord(a))?.state === "alive" && a.ownership.incarnation !== incarnation,
+        "a live record of a new incarnation",
+        20 * profile.retryPeriodMs,
+      );
+      assert.equal((await ownRecord(a))?.incarnation, a.ownership.incarnation);
+      assert.ok(a.lost.length >= 256, "every shard was dropped before the re-join");
+      // Its shards name the old incarnation now, which is dead to it: it claims them back by compare-and-set.
+      await eventually(() => a.ownership.ownedShards().size === 256, "a owns every shard again");
+      assert.ok(Date.now() - spoiledAt < 20 * profile.retryPeriodMs, `back within ${Date.now() - spoiledAt} ms`);
+      assert.deepEqual(await disagreements(a), [], "every claim a new compare-and-set write of the new incarnation");
+      if (label === "overwritten with garbage") {
+        assert.ok(a.undecodable.some((e) => e.bucket === "members"), JSON.stringify(a.undecodable));
+      }
+      await a.ownership.stop();
+    });
+  }
+
+  it("drops a shard whose record turned to garbage and claims it again at a newer epoch; counts it", async () => {
+    const a = await member("actor-shard-garbage");
+    await eventually(() => a.ownership.ownedShards().size === 256, "a owns every shard");
+    const shard = 17;
+    const before = a.ownership.epochOf(shard) ?? 0;
+    await poison(BUCKETS.shards, shardKeys.build(shard));
+    const garbage = (await a.topology.shards.get(shardKeys.build(shard)))?.revision ?? 0;
+    assert.ok(garbage > before);
+    await eventually(() => (a.ownership.epochOf(shard) ?? 0) > garbage, "claimed again over the garbage");
+    assert.ok(a.lost.includes(shard), "dropped first: nobody acts at an epoch whose record is gone");
+    assert.deepEqual(await disagreements(a), []);
+    assert.deepEqual(
+      a.undecodable.filter((e) => e.bucket === "shards").map((e) => e.reason),
+      ["malformed", "malformed", "malformed", "invalid"],
+      "every payload counted, by reason",
+    );
+    await a.ownership.stop();
+  });
+
+  it("counts a peer with an undecodable record as absent: not alive, its shards claimed only after orphanClaimAfterMs", async () => {
+    const orphanClaimAfterMs = 1_500;
+    const observer = await connect({ servers: server.url, name: "observer" });
+    closers.push(() => observer.close());
+    const peer = await playPeer((await provisionTopology(observer, { replicas: 1 })).members, "garbled", { answerProbes: true });
+    peer.startRenewing();
+    const b = await member("actor-orphans", { timings: { orphanClaimAfterMs } });
+    await eventually(() => b.ownership.aliveMembers().includes("garbled") && b.ownership.ownedShards().size > 0, "b sees the peer and owns shards");
+    // The peer owns shard 40 (it claimed it while b could not, say).
+    const shard = 40;
+    const key = shardKeys.build(shard);
+    const entry = await b.topology.shards.get(key);
+    const owned = codecs.shardRecord.encode({ type: "shard", shard, owner: "garbled", incarnation: "garbled-1", state: "owned" });
+    const epoch = entry ? await b.topology.shards.update(key, owned, entry.revision) : await b.topology.shards.create(key, owned);
+    await sleep(orphanClaimAfterMs);
+    assert.equal(b.ownership.epochOf(shard), undefined, "a live peer keeps its shard");
+
+    peer.stopRenewing();
+    const poisonedAt = Date.now();
+    await poison(BUCKETS.members, peer.key);
+    await eventually(() => !b.ownership.aliveMembers().includes("garbled"), "the peer is not alive any more");
+    await eventually(() => (b.ownership.epochOf(shard) ?? 0) > epoch, "b claims the peer's shard", 4 * orphanClaimAfterMs);
+    // The two watches are not ordered: a record that does not decode may be one b has not seen the next value of yet.
+    assert.ok(Date.now() - poisonedAt >= orphanClaimAfterMs, `not before orphanClaimAfterMs (${Date.now() - poisonedAt} ms)`);
+    assert.ok(b.undecodable.some((e) => e.bucket === "members"));
+    await b.ownership.stop();
   });
 });

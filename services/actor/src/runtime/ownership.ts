@@ -15,15 +15,22 @@ import { randomUUID } from "node:crypto";
 import type { KV, KvEntry } from "@nats-io/kv";
 import type { NatsConnection, Subscription } from "@nats-io/transport-node";
 import { errors as natsErrors } from "@nats-io/transport-node";
-import { ALL_SHARDS, codecs, memberKeys, probeSubjects, shardKeys } from "#protocol";
-import type { MemberRecord, ShardRecord } from "#protocol";
+import { ALL_SHARDS, DecodeError, assertNever, codecs, memberKeys, probeSubjects, shardKeys } from "#protocol";
+import type { Codec, DecodeFailure, MemberRecord, ShardRecord } from "#protocol";
 import { failingRenewRetryMs, renewAnswerBoundMs, renewIntervalMs } from "../../../common/src/lease-timing.ts";
 import type { Logger } from "../../../common/src/logger.ts";
 import { VERSION } from "../../../common/src/version.ts";
 import { DesiredAssignmentCache } from "../domain/assignment.ts";
 import { LivenessObserver } from "../domain/liveness.ts";
+import { decideLostRenew } from "../domain/own-record.ts";
+import type { OwnRecordReading } from "../domain/own-record.ts";
 
 const TIMED_OUT = Symbol("timed out");
+
+/** `call`, or TIMED_OUT once `boundMs` has passed without an answer (the call itself goes on). */
+function within<T>(call: Promise<T>, boundMs: number): Promise<T | typeof TIMED_OUT> {
+  return Promise.race([call, new Promise<typeof TIMED_OUT>((resolve) => setTimeout(() => resolve(TIMED_OUT), boundMs).unref())]);
+}
 
 export interface LeaseProfile {
   readonly leaseDurationMs: number;
@@ -93,17 +100,25 @@ export interface OwnershipOptions {
   /** This member declared a peer dead (for metrics and tests). */
   readonly onDeath?: (event: { member: string; why: DeathReason }) => void;
   readonly onHandoff?: (event: { shard: number; kind: "graceful" | "failover" | "initial"; gapMs: number | undefined }) => void;
-  /** A record of `bucket` that does not decode: treated as absent, and counted by the caller (issue 16). */
-  readonly onUndecodable?: (bucket: "members" | "shards") => void;
+  /**
+   * A record of `bucket` that does not decode, once per revision the watch shows: counted by the caller as a dropped
+   * message. It is treated as absent; ADR 0088 says who writes over it.
+   */
+  readonly onUndecodable?: (bucket: "members" | "shards", reason: DecodeFailure) => void;
 }
 
-function decode<T>(entry: KvEntry | null | undefined, decoder: (bytes: Uint8Array) => T): T | undefined {
-  if (!entry || entry.operation !== "PUT") return undefined;
+/** The record an entry holds: none for a delete, a purge or bytes that do not decode (then with the reason). */
+function read<T>(entry: KvEntry | null | undefined, codec: Codec<T>): { record: T | undefined; failure?: DecodeFailure } {
+  if (!entry || entry.operation !== "PUT") return { record: undefined };
   try {
-    return decoder(entry.value);
-  } catch {
-    return undefined;
+    return { record: codec.decode(entry.value) };
+  } catch (error) {
+    return { record: undefined, failure: error instanceof DecodeError ? error.reason : "invalid" };
   }
+}
+
+function decode<T>(entry: KvEntry | null | undefined, codec: Codec<T>): T | undefined {
+  return read(entry, codec).record;
 }
 
 /** Same owner, incarnation and state: the record was only rewritten, nobody else took the shard. */
@@ -294,12 +309,17 @@ export class ShardOwnership {
     } catch {
       return;
     }
-    const record = decode(entry, (bytes) => codecs.memberRecord.decode(bytes));
-    if (record === undefined && entry.operation === "PUT") this.options.onUndecodable?.("members");
+    const { record, failure } = read(entry, codecs.memberRecord);
+    if (failure) this.undecodable("members", entry, failure);
     this.memberViews.set(name, { record, revision: entry.revision, writtenAtMs: entry.created.getTime() });
     if (name !== this.options.name) {
+      // Undecodable counts as absent: not alive, and its shards are claimed only after orphanClaimAfterMs (ADR 0088).
       if (record && record.state !== "dead") this.liveness.observe(name, entry.revision, this.now());
       else this.liveness.forget(name);
+    } else if (entry.revision > this.memberRevision && !(record?.incarnation === this.incarnation && record.state !== "dead")) {
+      // Our own key now holds something we did not write (declared dead, deleted, garbage): the renew that finds out
+      // and re-joins goes out now rather than at the next renew interval.
+      void this.renew();
     }
     this.scheduleReconcile();
   }
@@ -311,8 +331,10 @@ export class ShardOwnership {
     } catch {
       return;
     }
-    const record = decode(entry, (bytes) => codecs.shardRecord.decode(bytes));
-    if (record === undefined && entry.operation === "PUT") this.options.onUndecodable?.("shards");
+    // Undecodable counts as no owner at the entry's revision: the owner drops the shard below, the desired owner claims
+    // it by compare-and-set on that revision (ADR 0088).
+    const { record, failure } = read(entry, codecs.shardRecord);
+    if (failure) this.undecodable("shards", entry, failure);
     const previous = this.shardViews.get(shard);
     if (previous && previous.revision > entry.revision) return;
     this.shardViews.set(shard, {
@@ -332,6 +354,20 @@ export class ShardOwnership {
       if (!this.claimedNotAnnounced.delete(shard)) this.options.listener.lost([shard]);
     }
     this.scheduleReconcile();
+  }
+
+  /** Buckets whose undecodable records were logged at warn already: the rest go to debug (garbage on every key). */
+  private readonly undecodableLogged = new Set<string>();
+
+  private undecodable(bucket: "members" | "shards", entry: KvEntry, reason: DecodeFailure): void {
+    this.options.onUndecodable?.(bucket, reason);
+    const detail = { bucket, key: entry.key, revision: entry.revision, reason };
+    if (this.undecodableLogged.has(bucket)) {
+      this.options.logger.debug(detail, "undecodable record treated as absent");
+      return;
+    }
+    this.undecodableLogged.add(bucket);
+    this.options.logger.warn(detail, "undecodable record treated as absent (further ones of this bucket are logged at debug)");
   }
 
   private watchConnection(): void {
@@ -376,15 +412,13 @@ export class ShardOwnership {
     const key = memberKeys.build(this.options.name);
     const sentMs = this.now();
     const { retryPeriodMs } = this.options.profile;
-    const bound = <T>(call: Promise<T>, boundMs: number): Promise<T | typeof TIMED_OUT> =>
-      Promise.race([call, new Promise<typeof TIMED_OUT>((resolve) => setTimeout(() => resolve(TIMED_OUT), boundMs).unref())]);
     // An answer that comes after the bound still renews: the write landed no earlier than it was sent.
     const answer = this.options.members.update(key, this.memberRecord(this.leaving ? "leaving" : "alive"), this.memberRevision).then((revision) => {
       this.renewed(sentMs, revision);
     });
     answer.catch(() => undefined);
     try {
-      if ((await bound(answer, renewAnswerBoundMs(retryPeriodMs, this.renewsFailing))) === TIMED_OUT) {
+      if ((await within(answer, renewAnswerBoundMs(retryPeriodMs, this.renewsFailing))) === TIMED_OUT) {
         // No answer at all: the bucket has no leader or the connection is down. Reading the record would wait as long.
         this.renewFailed(new Error(`members bucket did not answer the renew within the bound (retry period ${retryPeriodMs} ms)`));
         return false;
@@ -393,27 +427,49 @@ export class ShardOwnership {
       // A renew in flight when stop() wrote `dead` loses the compare-and-set; a stopped member never re-joins.
       if (this.stopped) return true;
       // Bounded: the next renew must not wait behind this read.
-      const read = await bound(this.options.members.get(key).catch(() => null), retryPeriodMs);
-      const entry = read === TIMED_OUT ? null : read;
-      const current = decode(entry, (b) => codecs.memberRecord.decode(b));
-      if (current && (current.incarnation !== this.incarnation || current.state === "dead")) {
-        // Declared dead (or our name taken): never "un-die". Drop everything, re-join as a new incarnation.
-        this.options.logger.error({ err: error }, "this member was declared dead; dropping all shards and re-joining");
-        this.loseAll();
-        this.currentIncarnation = randomUUID();
-        await this.join().catch((joinError: unknown) => this.options.logger.error({ err: joinError }, "re-join failed"));
-        return true;
-      }
-      if (current && entry && entry.revision > this.memberRevision) {
-        // Our record, still ours and alive, at a later revision: an earlier renew landed but its answer was lost (or
-        // came after the bound). Without this, every later compare-and-set would fail until a peer declared us dead.
-        this.memberRevision = entry.revision;
+      const decision = decideLostRenew(await this.readOwnRecord(key, retryPeriodMs), {
+        incarnation: this.incarnation,
+        revision: this.memberRevision,
+      });
+      switch (decision.action) {
+        case "rejoin":
+          // Declared dead, our name taken, or a record no peer can read: the peers do not count us any more and may
+          // claim our shards. Never "un-die": drop everything, re-join as a new incarnation over whatever is there.
+          this.options.logger.error({ err: error, why: decision.why }, "our member record no longer names us alive; dropping all shards and re-joining as a new incarnation");
+          this.loseAll();
+          this.currentIncarnation = randomUUID();
+          await this.join().catch((joinError: unknown) => this.options.logger.error({ err: joinError }, "re-join failed"));
+          return true;
+        case "adopt":
+          // Our record, still ours and alive, at a later revision: an earlier renew landed but its answer was lost (or
+          // came after the bound). Without this, every later compare-and-set would fail until a peer declared us dead.
+          this.memberRevision = decision.revision;
+          break;
+        case "retry":
+          break;
+        default:
+          return assertNever(decision, "lost renew decision");
       }
       this.renewFailed(error);
       return false;
     }
     this.scheduleReconcile();
     return true;
+  }
+
+  /** Our own key as it is now; "unanswered" when the read fails or does not answer within `boundMs`. */
+  private async readOwnRecord(key: string, boundMs: number): Promise<OwnRecordReading> {
+    let entry: KvEntry | null | typeof TIMED_OUT;
+    try {
+      entry = await within(this.options.members.get(key), boundMs);
+    } catch {
+      return { kind: "unanswered" };
+    }
+    if (entry === TIMED_OUT) return { kind: "unanswered" };
+    if (entry === null || entry.operation !== "PUT") return { kind: "absent" };
+    // Not counted here: the watch counts every revision once.
+    const record = decode(entry, codecs.memberRecord);
+    return record ? { kind: "record", revision: entry.revision, record } : { kind: "undecodable", revision: entry.revision };
   }
 
   /** A renew answered: the lease counts from when it was sent (answers after their bound may come out of order). */
@@ -764,7 +820,7 @@ export class ShardOwnership {
         return;
       } catch {
         const entry = await this.options.members.get(key).catch(() => null);
-        const current = decode(entry, (b) => codecs.memberRecord.decode(b));
+        const current = decode(entry, codecs.memberRecord);
         if (entry === null || current === undefined || current.incarnation !== this.incarnation || current.state === "dead") return;
         this.memberRevision = entry.revision;
       }

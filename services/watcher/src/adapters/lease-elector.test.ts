@@ -4,10 +4,13 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { KV } from "@nats-io/kv";
+import { jetstream } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { Registry } from "prom-client";
+import { BUCKETS } from "#protocol";
 import { useNatsServer } from "#test-support/nats.ts";
+import { garbagePayloads } from "../../../../tools/chaos/garbage.ts";
 import { createLogger } from "../../../common/src/logger.ts";
 import { provisionTopology } from "../../../common/src/topology.ts";
 import { encodeLease } from "../domain/lease.ts";
@@ -30,14 +33,16 @@ describe("watcher lease elector", async () => {
     await nc.close();
   });
 
-  function elector(key: string, kv: KV, timings: typeof TIMINGS = TIMINGS) {
+  function elector(key: string, kv: KV, timings: typeof TIMINGS = TIMINGS, holder = "watcher-0") {
     const transitions: string[] = [];
     const revisions: number[] = [];
+    const undecodable: string[] = [];
     const lease = new LeaseElector({
       kv,
       logger: createLogger({ service: "watcher", instance: "test", level: "silent", format: "json" }),
       metrics: createWatcherMetrics(new Registry()),
-      options: { key, holder: "watcher-0", incarnation: `inc-${key}`, ...timings },
+      onUndecodable: (reason) => undecodable.push(reason),
+      options: { key, holder, incarnation: `inc-${key}-${holder}`, ...timings },
       callbacks: {
         onStartedLeading: (revision) => {
           transitions.push("started");
@@ -46,7 +51,7 @@ describe("watcher lease elector", async () => {
         onStoppedLeading: (reason) => transitions.push(`stopped:${reason}`),
       },
     });
-    return { lease, transitions, revisions };
+    return { lease, transitions, revisions, undecodable };
   }
 
   it("stays active after a renew whose answer was lost, continuing from the record's revision", async () => {
@@ -129,5 +134,58 @@ describe("watcher lease elector", async () => {
     assert.equal(revisions.length, 2);
     assert.ok((revisions[1] ?? 0) > (revisions[0] ?? 0), `revisions ${revisions.join(" -> ")}`);
     await lease.stop({ release: true });
+  });
+
+  // Issue 16: garbage on `$KV.leases.watcher`. The holder's renew lost its compare-and-set, the record read back as no
+  // lease, so it stepped down, and then stood by like everyone else for a whole lease duration before any watcher
+  // was active again. ADR 0088: the holder takes a key that holds no lease record back at once, as a new holder.
+  it("takes its lease back at once, under a new revision, when the key is overwritten with garbage; a standby waits", async () => {
+    const key = "garbled";
+    const holder = elector(key, leases);
+    holder.lease.start();
+    await eventually("it leads", () => holder.lease.isLeader);
+    const standby = elector(key, leases, TIMINGS, "watcher-1");
+    standby.lease.start();
+    await sleep(TIMINGS.retryPeriodMs * 2);
+    assert.equal(standby.lease.isLeader, false);
+
+    const js = jetstream(nc);
+    const poisonedAt = Date.now();
+    for (const { data } of garbagePayloads()) await js.publish(`$KV.${BUCKETS.leases}.${key}`, data);
+    const garbage = (await leases.get(key))?.revision ?? 0;
+    // Each payload may land after a retake (they come one after another): then it is taken back again.
+    await eventually("it took the lease back", async () => {
+      const entry = await leases.get(key);
+      return holder.lease.isLeader && entry !== null && entry.revision === holder.revisions.at(-1) && entry.revision > garbage;
+    });
+    const tookMs = Date.now() - poisonedAt;
+    assert.ok(tookMs < TIMINGS.leaseDurationMs / 2, `within ${tookMs} ms, not after a lease duration`);
+    assert.ok(holder.transitions.length >= 3 && holder.transitions.length % 2 === 1, holder.transitions.join());
+    holder.transitions.forEach((transition, i) =>
+      assert.equal(transition, i % 2 === 0 ? "started" : "stopped:lost", `it stopped acting at its old epoch first: ${holder.transitions.join()}`),
+    );
+    assert.ok(
+      holder.revisions.every((revision, i) => i === 0 || revision > (holder.revisions[i - 1] ?? 0)),
+      `a new epoch for each retake, above the garbage (${holder.revisions.join(" -> ")}, garbage ${garbage})`,
+    );
+    assert.ok(holder.undecodable.length >= 1 && holder.undecodable.every((r) => r === "malformed" || r === "invalid"), holder.undecodable.join());
+    await sleep(TIMINGS.leaseDurationMs);
+    assert.deepEqual(standby.transitions, [], "the standby never led: the record was readable again long before its lease duration");
+    await standby.lease.stop({ release: false });
+    await holder.lease.stop({ release: true });
+  });
+
+  it("a standby takes a garbage key only after a lease duration when no holder repairs it", async () => {
+    const key = "garbled-orphan";
+    await leases.put(key, encodeLease({ holder: "gone", incarnation: "gone-1", leaseDurationMs: TIMINGS.leaseDurationMs, renewedAtMs: Date.now() }));
+    const js = jetstream(nc);
+    for (const { data } of garbagePayloads()) await js.publish(`$KV.${BUCKETS.leases}.${key}`, data);
+    const poisonedAt = Date.now();
+    const standby = elector(key, leases);
+    standby.lease.start();
+    await eventually("the standby leads", () => standby.lease.isLeader, 4 * TIMINGS.leaseDurationMs);
+    assert.ok(Date.now() - poisonedAt >= TIMINGS.leaseDurationMs, "garbage proves nothing about a holder: a full lease duration");
+    assert.deepEqual(standby.undecodable, ["malformed"], "counted once (an empty MessagePack map is no JSON) for the revision, however often it was polled");
+    await standby.lease.stop({ release: true });
   });
 });

@@ -2,12 +2,15 @@
 // compare-and-set four times per retry period and stops acting once it has failed to renew for the renew deadline; a standby
 // polls the key and takes over an unchanged lease after a full lease duration on its own monotonic clock.
 import { setTimeout as sleep } from "node:timers/promises";
-import type { KV } from "@nats-io/kv";
+import type { KV, KvEntry } from "@nats-io/kv";
 import { assertNever } from "#protocol";
+import type { DecodeFailure } from "#protocol";
 import { failingRenewRetryMs, renewAnswerBoundMs, renewIntervalMs } from "../../../common/src/lease-timing.ts";
 import type { Logger } from "../../../common/src/logger.ts";
 import { decideStandby, decodeLease, encodeLease, leaderMustStepDown } from "../domain/lease.ts";
 import type { LeaseObservation, StandbyMemory } from "../domain/lease.ts";
+import { decideLostLeaseRenew, leaseDecodeFailure, retakeRevision } from "../domain/lease-elector-holder.ts";
+import type { HeldLeaseReading } from "../domain/lease-elector-holder.ts";
 import type { WatcherMetrics } from "../metrics.ts";
 import { isWrongLastSequence } from "../../../common/src/stream-publish.ts";
 
@@ -48,9 +51,11 @@ export class LeaseElector {
   private renewsFailing = false;
   private memory: StandbyMemory | undefined;
   private observed = false;
+  /** Stepped down to take back a key that held no lease record; cleared by the next lease record seen. */
+  private retaking = false;
   /** Counted once per undecodable revision, not once per poll. */
   private undecodableRevision = 0;
-  private readonly onUndecodable: (() => void) | undefined;
+  private readonly onUndecodable: ((reason: DecodeFailure) => void) | undefined;
   private running: Promise<void> | undefined;
 
   constructor(init: {
@@ -59,8 +64,11 @@ export class LeaseElector {
     callbacks: LeaseCallbacks;
     logger: Logger;
     metrics: WatcherMetrics;
-    /** Called for a lease record that cannot be decoded (it is then treated as no lease). */
-    onUndecodable?: () => void;
+    /**
+     * Called once per revision of the key that holds no lease record: a standby treats it as held by an unknown holder,
+     * the holder takes the key back at once (ADR 0088).
+     */
+    onUndecodable?: (reason: DecodeFailure) => void;
     now?: () => number;
     wallNow?: () => number;
     random?: () => number;
@@ -146,7 +154,8 @@ export class LeaseElector {
       // to outlast the time since the last renew plus an election of the leases bucket (4-9 s after a NATS node crash
       // on nats-server 2.9, against the default 10 s deadline) plus the first retry after it (ADR 0084).
       this.renewsFailing = renewFailed;
-      const delayMs = renewFailed
+      // A watcher retaking a key that holds no lease record (ADR 0088) tries again as soon as a failed renew would.
+      const delayMs = renewFailed || this.retaking
         ? failingRenewRetryMs(this.options.retryPeriodMs)
         : this.leading
           ? renewIntervalMs(this.options.retryPeriodMs)
@@ -186,9 +195,8 @@ export class LeaseElector {
       return true;
     } catch (error) {
       if (isWrongLastSequence(error)) {
-        if (await this.adoptOwnRevision()) return false;
-        this.logger.warn("lease taken over by another watcher");
-        this.stepDown("lost");
+        await this.afterLostRenew();
+        return false;
       } else if (leaderMustStepDown(this.lastRenewMs, this.now(), this.options.renewDeadlineMs)) {
         this.logger.warn({ err: error }, "could not renew the lease before the deadline; stepping down");
         this.stepDown("renew-deadline");
@@ -206,29 +214,87 @@ export class LeaseElector {
     if (sentMs > this.lastRenewMs) this.lastRenewMs = sentMs;
   }
 
+  /** The lease key as it is now, for a holder whose compare-and-set failed. */
+  private async readHeldKey(): Promise<HeldLeaseReading> {
+    const entry = await this.withinDeadline(this.kv.get(this.options.key)).catch(() => null);
+    if (!entry) return { kind: "unanswered" };
+    if (entry.operation !== "PUT") return { kind: "absent", revision: entry.revision };
+    const record = decodeLease(entry.value);
+    if (record) return { kind: "record", revision: entry.revision, record };
+    this.noteUndecodable(entry);
+    return { kind: "undecodable", revision: entry.revision };
+  }
+
   /**
    * After a lost compare-and-set: when the record is still ours (this incarnation), an earlier renew landed and its
    * answer was lost (a NATS node crash can do that). Take its revision and stay active instead of stepping down.
    */
   private async adoptOwnRevision(): Promise<boolean> {
-    const entry = await this.withinDeadline(this.kv.get(this.options.key)).catch(() => null);
-    const record = entry?.operation === "PUT" ? decodeLease(entry.value) : undefined;
-    if (!entry || record?.holder !== this.options.holder || record.incarnation !== this.options.incarnation) return false;
-    this.logger.warn({ revision: entry.revision, had: this.revision }, "an earlier lease renew landed without its answer; continuing from its revision");
-    this.revision = entry.revision;
+    const decision = decideLostLeaseRenew(await this.readHeldKey(), this.options);
+    if (decision.action !== "adopt") return false;
+    this.adopt(decision.revision);
     return true;
+  }
+
+  private adopt(revision: number): void {
+    this.logger.warn({ revision, had: this.revision }, "an earlier lease renew landed without its answer; continuing from its revision");
+    this.revision = revision;
+  }
+
+  /** The renew lost its compare-and-set: adopt our own later write, take back a key with no lease in it, or step down. */
+  private async afterLostRenew(): Promise<void> {
+    const decision = decideLostLeaseRenew(await this.readHeldKey(), this.options);
+    switch (decision.action) {
+      case "adopt":
+        this.adopt(decision.revision);
+        return;
+      case "retake":
+        // Someone else wrote the key, so we may not have been the holder all along: stop acting at our epoch first,
+        // and lead again only under the revision of our own compare-and-set over what is there (ADR 0088).
+        this.logger.warn({ revision: decision.revision, why: decision.why }, "the lease key holds no lease record; stepping down and taking it back");
+        this.stepDown("lost");
+        this.retaking = true;
+        await this.retake(decision.revision);
+        return;
+      case "lost":
+        this.logger.warn("lease taken over by another watcher");
+        this.stepDown("lost");
+        return;
+      default:
+        return assertNever(decision, "lost lease renew decision");
+    }
+  }
+
+  private async retake(revision: number): Promise<void> {
+    try {
+      this.becomeLeader(await this.kv.update(this.options.key, this.record(this.options.holder), revision), "repaired");
+    } catch (error) {
+      // More garbage, or a standby, came first: the next round reads the key again (and retakes it if it holds no lease).
+      if (!isWrongLastSequence(error)) throw error;
+    }
+  }
+
+  /** Counts a revision of the key that holds no lease record, once however often it is read. */
+  private noteUndecodable(entry: KvEntry): void {
+    if (this.undecodableRevision === entry.revision) return;
+    this.undecodableRevision = entry.revision;
+    this.onUndecodable?.(leaseDecodeFailure(entry.value) ?? "invalid");
   }
 
   private async tryAcquire(): Promise<void> {
     const entry = await this.kv.get(this.options.key);
     const record = entry?.operation === "PUT" ? decodeLease(entry.value) : undefined;
-    if (entry?.operation === "PUT" && record === undefined && this.undecodableRevision !== entry.revision) {
-      this.undecodableRevision = entry.revision;
-      this.onUndecodable?.();
-    }
+    if (entry?.operation === "PUT" && record === undefined) this.noteUndecodable(entry);
     const observation: LeaseObservation | undefined = entry
       ? { revision: entry.revision, deleted: entry.operation !== "PUT", record }
       : undefined;
+    const retake = retakeRevision(observation, this.retaking);
+    if (record !== undefined) this.retaking = false;
+    if (retake !== undefined) {
+      this.observed = true;
+      await this.retake(retake);
+      return;
+    }
     const decision = decideStandby(observation, this.memory, this.now(), this.options);
     this.observed = true;
     try {
@@ -256,6 +322,7 @@ export class LeaseElector {
   }
 
   private becomeLeader(revision: number, why: string): void {
+    this.retaking = false;
     this.revision = revision;
     this.lastRenewMs = this.now();
     this.memory = undefined;
