@@ -498,7 +498,8 @@ export class ChaosStack {
     const text = await (await fetch(url, { signal: AbortSignal.timeout(5_000) })).text();
     let sum = 0;
     for (const line of text.split("\n")) {
-      const match = /^([a-zA-Z_:][\w:]*)(\{[^}]*\})?\s+(\S+)$/.exec(line);
+      // Label values may hold braces (`subject="k8s.{shard}.…"`): a quoted value is skipped whole.
+      const match = /^([a-zA-Z_:][\w:]*)(\{(?:[^"}]|"(?:[^"\\]|\\.)*")*\})?\s+(\S+)$/.exec(line);
       if (match?.[1] !== name) continue;
       const body = match[2] ?? "";
       if (Object.entries(labels).every(([k, v]) => body.includes(`${k}="${v}"`))) sum += Number(match[3]);
