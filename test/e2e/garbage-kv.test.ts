@@ -1,9 +1,10 @@
 // Garbage in the fleet's KV buckets only: issue 16's four payloads (random bytes, a truncated MessagePack array, `{}`,
 // an empty MessagePack map; the last is what each key is left holding) on every key of `members`, `shards` and
 // `leases` (tools/chaos/garbage.ts). The rules are in docs/adr/0088-garbage-is-absent-and-repaired.md: the actor
-// re-joins under a new incarnation over its own record, the desired owner claims every shard over its garbage, the
-// active watcher takes its lease back. Every record is readable again within a few seconds, a scale and a new set
-// converge, no service dies, and the actor, the executors and the watcher count what they dropped.
+// re-joins under a new incarnation over its own record and writes the intent log's layout back, the desired owner
+// claims every shard over its garbage, the active watcher takes its lease back. Every record is readable again
+// within a few seconds, a scale and a new set converge, no service dies, and the actor, the executors and the watcher
+// count what they dropped.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { jetstream } from "@nats-io/jetstream";
@@ -80,17 +81,19 @@ describe("garbage once on every key of the members, shards and leases buckets", 
     const before = await members.get("m.actor-0");
     const incarnation = before ? codecs.memberRecord.decode(before.value).incarnation : undefined;
 
-    // The intent log's layout is read only when an actor starts (another rule, not this test's): left alone.
     const layout = `$KV.${BUCKETS.members}.${FLEET_KEYS.intentLog}`;
-    const kv = (await garbageTargets(nc, [], ["actor-0"])).kv.filter((subject) => subject !== layout);
-    assert.ok(kv.includes("$KV.leases.watcher") && kv.includes("$KV.members.m.actor-0") && kv.some((s) => s.startsWith("$KV.shards.s.")));
+    const kv = (await garbageTargets(nc, [], ["actor-0"])).kv;
+    assert.ok(kv.includes("$KV.leases.watcher") && kv.includes("$KV.members.m.actor-0") && kv.includes(layout) && kv.some((s) => s.startsWith("$KV.shards.s.")));
     const js = jetstream(nc);
     for (const { data } of garbagePayloads()) for (const subject of kv) await js.publish(subject, data);
     const poisonedAt = performance.now();
 
     const keysOf = (bucket: string) => kv.filter((s) => s.startsWith(`$KV.${bucket}.`)).map((s) => s.slice(`$KV.${bucket}.`.length));
+    const memberRecordKeys = keysOf(BUCKETS.members).filter((key) => key !== FLEET_KEYS.intentLog);
     const checks: [KV, string[], (bytes: Uint8Array) => boolean][] = [
-      [members, keysOf(BUCKETS.members), decodesWith((b) => codecs.memberRecord.decode(b))],
+      [members, memberRecordKeys, decodesWith((b) => codecs.memberRecord.decode(b))],
+      // The running actor writes its layout back (services/actor/src/runtime/layout-guard.ts).
+      [members, [FLEET_KEYS.intentLog], decodesWith((b) => codecs.intentLogLayout.decode(b))],
       [await kvm.open(BUCKETS.shards), keysOf(BUCKETS.shards), decodesWith((b) => codecs.shardRecord.decode(b))],
       [await kvm.open(BUCKETS.leases), keysOf(BUCKETS.leases), (b) => decodeLease(b) !== undefined],
     ];
@@ -119,10 +122,11 @@ describe("garbage once on every key of the members, shards and leases buckets", 
 
     test.diagnostic(`${kv.length} keys poisoned; all readable again after ${repairedMs} ms; converged after ${Math.round(performance.now() - poisonedAt)} ms`);
     for (const name of SERVICES) assert.equal(t.stack.service(name).pid, pids.get(name), `${name} was restarted (it died)`);
-    // Each service counted the records it could not read: the actor its member and shard records, the executors the
-    // shard records, the watcher its lease.
+    // Each service counted the records it could not read: the actor its member and shard records and the intent log's
+    // layout, the executors the shard records, the watcher its lease.
     const counted = async (service: string, prefix: string) => dropped(await t.metrics(service), prefix);
-    assert.ok((await counted("actor-0", "$KV.members.")) >= 1, "actor: member records");
+    assert.ok((await counted("actor-0", "$KV.members.m.")) >= 1, "actor: member records");
+    assert.ok((await counted("actor-0", layout)) >= 1, "actor: the intent log's layout");
     assert.ok((await counted("actor-0", "$KV.shards.")) >= 1, "actor: shard records");
     assert.ok((await counted("pvc-provisioner", "$KV.shards.")) >= 1, "pvc-provisioner: shard records");
     assert.ok((await counted("watcher", "$KV.leases.")) >= 1, "watcher: its lease");

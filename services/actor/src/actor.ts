@@ -1,13 +1,14 @@
 // Wires the actor service from a parsed config: NATS, Kubernetes, ownership, intake, actors, turns. main.ts is the
 // process entry point; tests call startActor() in-process.
 import { jetstreamManager } from "@nats-io/jetstream";
-import { extractSpanContext, intentReplicaStream, intentReplicaSubjects } from "#protocol";
+import { BUCKETS, FLEET_KEYS, extractSpanContext, intentReplicaStream, intentReplicaSubjects } from "#protocol";
 import type { Intent, SetAddress } from "#protocol";
 import { LEASE_PROFILES, ShardOwnership } from "./runtime/ownership.ts";
 import { ActorSystem } from "./runtime/actor-system.ts";
 import { Executor } from "./runtime/executor.ts";
 import { ShardIntake, feedJetStream } from "./runtime/intake.ts";
 import { ObjectRereads } from "./runtime/rereads.ts";
+import { guardIntentLogLayout } from "./runtime/layout-guard.ts";
 import { INTENT_API_TIMEOUT_MS, IntentLog, QuorumIntentLog } from "./runtime/intents.ts";
 import type { IntentAppender } from "./runtime/intents.ts";
 import { takeOverShard } from "./runtime/takeover.ts";
@@ -63,7 +64,16 @@ export async function startActor(config: ActorConfig, options: { logger?: Logger
     common,
   );
   const topology = await provisionTopology(nats.connection, { replicas: config.natsReplicas });
-  const intentLog = await provisionIntentLog(topology, config.intentLogPlacement);
+  const intentLog = await provisionIntentLog(topology, config.intentLogPlacement, { unreadableWaitMs: profile.leaseDurationMs, logger });
+  // Starting actors read the layout; running ones write it back over garbage or a delete (ADR 0088).
+  const layoutGuard = await guardIntentLogLayout({
+    members: topology.members,
+    layout: intentLog.layout,
+    logger: logger.child({ component: "layout-guard" }),
+    onUndecodable(reason) {
+      common.droppedMessages.inc({ subject: `$KV.${BUCKETS.members}.${FLEET_KEYS.intentLog}`, reason });
+    },
+  });
   if (intentLog.layout.placement.length > 0) {
     const servers = intentLog.servers.map((server, i) => `${intentReplicaStream(i)}@${server ?? "?"}`);
     if (intentLog.unavailable.length > 0) logger.warn({ servers, unavailable: intentLog.unavailable }, "some intent log replicas are unavailable; appends go to the majority that is there");
@@ -333,6 +343,7 @@ export async function startActor(config: ActorConfig, options: { logger?: Logger
         await ownership.stop({ timeoutMs: Math.max(1_000, config.shutdownTimeoutMs - 2_000) });
         await intake.closeAll();
         rereads.close();
+        layoutGuard.stop();
         await system.stop();
         await nats.connection.drain().catch(() => undefined);
         await endpoints.close();

@@ -4,13 +4,15 @@
 import { JetStreamApiError, RetentionPolicy, StorageType, jetstreamManager } from "@nats-io/jetstream";
 import { nanos } from "@nats-io/transport-node";
 import type { JetStreamManager, Placement } from "@nats-io/jetstream";
-import { Kvm } from "@nats-io/kv";
+import { KvWatchInclude, Kvm } from "@nats-io/kv";
 import type { KV } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { BUCKETS, DecodeError, FLEET_KEYS, STREAMS, codecs, intentLogQuorum, intentReplicaStream, intentReplicaSubjects } from "#protocol";
 import type { IntentLogLayout } from "#protocol";
+import type { Logger } from "./logger.ts";
 import { NatsFeatureError, ensureStream } from "./nats.ts";
 import type { DesiredStream } from "./nats.ts";
+import { isWrongLastSequence } from "./stream-publish.ts";
 
 export interface TopologyOptions {
   /** Stream and bucket replicas: 1 for a single server, 3 for a production cluster. */
@@ -92,36 +94,57 @@ export function describeIntentLogLayout(placement: readonly string[]): string {
   return placement.length === 0 ? `one stream ${STREAMS.intents}` : `a majority of ${placement.length} single-replica streams on the servers tagged ${placement.join(", ")}`;
 }
 
-/** The layout the fleet pinned in bucket `members`: undefined when none is, "unreadable" when it does not decode. */
-export async function readIntentLogLayout(members: KV): Promise<IntentLogLayout | "unreadable" | undefined> {
+/** The layout key as one read shows it. */
+type LayoutReading =
+  | { readonly kind: "absent" }
+  /** A PUT that does not decode: its revision is the one to write over by compare-and-set. */
+  | { readonly kind: "unreadable"; readonly revision: number }
+  | { readonly kind: "layout"; readonly layout: IntentLogLayout };
+
+async function readLayout(members: KV): Promise<LayoutReading> {
   const entry = await members.get(FLEET_KEYS.intentLog);
-  if (!entry || entry.operation !== "PUT") return undefined;
+  if (!entry || entry.operation !== "PUT") return { kind: "absent" };
   try {
-    return codecs.intentLogLayout.decode(entry.value);
+    return { kind: "layout", layout: codecs.intentLogLayout.decode(entry.value) };
   } catch (error) {
-    if (error instanceof DecodeError) return "unreadable";
+    if (error instanceof DecodeError) return { kind: "unreadable", revision: entry.revision };
     throw error;
   }
 }
 
+/** The layout the fleet pinned in bucket `members`: undefined when none is, "unreadable" when it does not decode. */
+export async function readIntentLogLayout(members: KV): Promise<IntentLogLayout | "unreadable" | undefined> {
+  const reading = await readLayout(members);
+  return reading.kind === "absent" ? undefined : reading.kind === "unreadable" ? "unreadable" : reading.layout;
+}
+
 /**
- * The fleet's intent log is kept another way than this actor was told to: two actors appending to different logs
- * would not fence each other, so the actor refuses to start.
+ * The fleet's intent log is kept another way than this actor was told to, or its layout record stayed unreadable:
+ * two actors appending to different logs would not fence each other, so the actor refuses to start.
  */
 export class IntentLogLayoutError extends Error {
   override readonly name = "IntentLogLayoutError";
+  /** Undefined: the record does not decode and was not repaired within `waitedMs`. */
   readonly pinned: IntentLogLayout | undefined;
   readonly wanted: IntentLogLayout;
+  readonly waitedMs: number | undefined;
 
-  constructor(pinned: IntentLogLayout | undefined, wanted: IntentLogLayout) {
+  constructor(pinned: IntentLogLayout | undefined, wanted: IntentLogLayout, waitedMs?: number) {
+    const where = `(bucket ${BUCKETS.members}, key ${FLEET_KEYS.intentLog})`;
+    const del = `nats kv del ${BUCKETS.members} ${FLEET_KEYS.intentLog}`;
     super(
-      `the fleet keeps its intent log as ${pinned ? describeIntentLogLayout(pinned.placement) : "an unreadable layout record"} ` +
-        `(bucket ${BUCKETS.members}, key ${FLEET_KEYS.intentLog}), this actor was started for ${describeIntentLogLayout(wanted.placement)}. ` +
-        "Give every actor the same --intent-log-placement; to change it, stop every actor, delete the key " +
-        `(nats kv del ${BUCKETS.members} ${FLEET_KEYS.intentLog}), then start them with the new value`,
+      pinned
+        ? `the fleet keeps its intent log as ${describeIntentLogLayout(pinned.placement)} ${where}, this actor was started for ` +
+            `${describeIntentLogLayout(wanted.placement)}. Give every actor the same --intent-log-placement; to change it, stop every ` +
+            `actor, delete the key (${del}), then start them with the new value`
+        : `the intent log's layout record ${where} is unreadable and no running actor wrote it back within ${waitedMs ?? 0} ms ` +
+            "(actors of an older version do not; a starting actor writes it only when no member renewed meanwhile). Stop every " +
+            `actor, delete the key (${del}), then start them with the same --intent-log-placement (this actor was started for ` +
+            `${describeIntentLogLayout(wanted.placement)})`,
     );
     this.pinned = pinned;
     this.wanted = wanted;
+    this.waitedMs = waitedMs;
   }
 }
 
@@ -148,21 +171,124 @@ export interface ProvisionedIntentLog {
   readonly unavailable: readonly string[];
 }
 
-/**
- * Pins the intent log's layout in bucket `members` (the first actor writes it, every later one must match), then
- * creates the quorum replicas and checks that no two of them share a server. STS_INTENT itself comes with
- * provisionTopology.
- */
-export async function provisionIntentLog(topology: Pick<Topology, "jsm" | "members">, placement: readonly string[]): Promise<ProvisionedIntentLog> {
-  const layout: IntentLogLayout = { type: "intent-log.layout", placement: [...placement] };
+export interface IntentLogOptions {
+  /**
+   * How long an actor that finds the layout record unreadable waits for a running actor to write it back. Defaults
+   * to 15 s, the lease duration of the default lease profile (LEASE_PROFILES in services/actor/src/runtime/ownership.ts);
+   * the actor passes its own profile's.
+   */
+  readonly unreadableWaitMs?: number;
+  /** Defaults to none. */
+  readonly logger?: Logger;
+}
+
+const DEFAULT_UNREADABLE_WAIT_MS = 15_000;
+/** Compare-and-sets over garbage that more garbage overtook, before the actor gives up and an operator decides. */
+const MAX_UNREADABLE_OVERWRITES = 3;
+
+/** A create of our layout, or what the key held instead (a delete or a purge is written over by the create). */
+async function createOrRead(members: KV, bytes: Uint8Array): Promise<{ readonly kind: "created" } | Exclude<LayoutReading, { kind: "absent" }>> {
   try {
-    await topology.members.create(FLEET_KEYS.intentLog, codecs.intentLogLayout.encode(layout));
+    await members.create(FLEET_KEYS.intentLog, bytes);
+    return { kind: "created" };
   } catch (createError) {
-    const pinned = await readIntentLogLayout(topology.members);
-    if (pinned === undefined) throw createError;
-    if (pinned === "unreadable") throw new IntentLogLayoutError(undefined, layout);
-    if (JSON.stringify(pinned.placement) !== JSON.stringify(layout.placement)) throw new IntentLogLayoutError(pinned, layout);
+    const reading = await readLayout(members);
+    if (reading.kind === "absent") throw createError;
+    return reading;
   }
+}
+
+/**
+ * Waits up to `waitMs` for the layout record to become readable (or go away), watching the member keys meanwhile. A
+ * live member renews its key at least every quarter of a retry period, far inside a lease duration: a wait without
+ * any change of `m.*` means no actor is running, so none is appending to an intent log.
+ */
+async function waitForLayoutRepair(members: KV, waitMs: number): Promise<{ readonly membersRenewed: boolean }> {
+  const memberWatch = await members.watch({ key: "m.*", include: KvWatchInclude.UpdatesOnly });
+  const layoutWatch = await members.watch({ key: FLEET_KEYS.intentLog }).catch((error: unknown) => {
+    memberWatch.stop();
+    throw error;
+  });
+  let membersRenewed = false;
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, waitMs);
+      void (async () => {
+        for await (const _entry of memberWatch) membersRenewed = true;
+      })();
+      void (async () => {
+        // The first entry is the key's value when the watch opened: a repair between the read and the watch counts.
+        for await (const entry of layoutWatch) {
+          if (entry.operation !== "PUT" || decodesAsLayout(entry.value)) return resolve();
+        }
+      })();
+    });
+  } finally {
+    clearTimeout(timer);
+    memberWatch.stop();
+    layoutWatch.stop();
+  }
+  return { membersRenewed };
+}
+
+function decodesAsLayout(bytes: Uint8Array): boolean {
+  try {
+    codecs.intentLogLayout.decode(bytes);
+    return true;
+  } catch (error) {
+    if (error instanceof DecodeError) return false;
+    throw error;
+  }
+}
+
+/**
+ * The first actor writes the layout, every later one must match it. An unreadable record is written back by the
+ * running actors (services/actor/src/runtime/layout-guard.ts); a starting one waits for that, and writes its own only
+ * when no member renewed during the wait: then no actor runs, the condition under which deleting the key by hand is
+ * safe too (docs/adr/0088-garbage-is-absent-and-repaired.md).
+ */
+async function pinIntentLogLayout(members: KV, layout: IntentLogLayout, options: IntentLogOptions): Promise<void> {
+  const bytes = codecs.intentLogLayout.encode(layout);
+  let pinned = await createOrRead(members, bytes);
+  if (pinned.kind === "unreadable") {
+    const waitMs = options.unreadableWaitMs ?? DEFAULT_UNREADABLE_WAIT_MS;
+    const where = { bucket: BUCKETS.members, key: FLEET_KEYS.intentLog, revision: pinned.revision };
+    options.logger?.warn({ ...where, waitMs }, "the intent log's layout record is unreadable; waiting for a running actor to write it back");
+    const { membersRenewed } = await waitForLayoutRepair(members, waitMs);
+    pinned = await createOrRead(members, bytes);
+    for (let attempt = 0; pinned.kind === "unreadable"; attempt++) {
+      if (membersRenewed || attempt === MAX_UNREADABLE_OVERWRITES) throw new IntentLogLayoutError(undefined, layout, waitMs);
+      try {
+        const revision = await members.update(FLEET_KEYS.intentLog, bytes, pinned.revision);
+        options.logger?.warn(
+          { ...where, over: pinned.revision, revision, waitMs },
+          "the intent log's layout record stayed unreadable and no member renewed: wrote this actor's layout over it",
+        );
+        return;
+      } catch (error) {
+        // Another starting actor wrote first, or more garbage came: read again and decide on that.
+        if (!isWrongLastSequence(error)) throw error;
+        pinned = await createOrRead(members, bytes);
+      }
+    }
+  }
+  if (pinned.kind === "layout" && JSON.stringify(pinned.layout.placement) !== JSON.stringify(layout.placement)) {
+    throw new IntentLogLayoutError(pinned.layout, layout);
+  }
+}
+
+/**
+ * Pins the intent log's layout in bucket `members` (pinIntentLogLayout), then creates the quorum replicas and checks
+ * that no two of them share a server. STS_INTENT itself comes with provisionTopology.
+ */
+export async function provisionIntentLog(
+  topology: Pick<Topology, "jsm" | "members">,
+  placement: readonly string[],
+  options: IntentLogOptions = {},
+): Promise<ProvisionedIntentLog> {
+  const layout: IntentLogLayout = { type: "intent-log.layout", placement: [...placement] };
+  await pinIntentLogLayout(topology.members, layout, options);
   const servers: (string | undefined)[] = [];
   const unavailable: string[] = [];
   for (const stream of desiredIntentReplicaStreams(placement)) {
