@@ -1,12 +1,28 @@
 // ESLint flat config. The block marked PURE is the architectural fence: code in those folders decides, it
-// never does I/O, reads the clock, or touches the environment (see docs/adr/0004-test-strategy.md).
+// never does I/O, reads the clock, or touches the environment (see docs/adr/0004-test-strategy.md). The block
+// marked BOUNDARIES keeps the parts apart: a service never imports another service (only services/common and
+// protocol/), and production code never imports tools/ or test/. test/lint-*.test.ts show each rule failing.
 import js from "@eslint/js";
 import { builtinModules } from "node:module";
 import globals from "globals";
 import tseslint from "typescript-eslint";
+import boundaries from "./tools/lint/boundaries.js";
 
 /** Folders whose code must stay pure: plain data in, plain data out. */
-export const PURE_FOLDERS = ["protocol/src/**/*.ts", "services/actor/src/planner/**/*.ts"];
+export const PURE_FOLDERS = [
+  "protocol/src/**/*.ts",
+  "services/actor/src/planner/**/*.ts",
+  "services/*/src/domain/**/*.ts",
+];
+
+/** Production source: what the services and the contract ship. Tests beside it are not production. */
+export const PRODUCTION_SOURCE = ["services/*/src/**/*.ts", "protocol/src/**/*.ts"];
+
+/**
+ * Imports that cross a boundary and are known, each with the reason it stays for now:
+ * `{ file, target, reason }`, both repository paths. Empty: every crossing found has been fixed.
+ */
+export const BOUNDARY_ALLOW_LIST = [];
 
 const nodeBuiltins = builtinModules.filter((name) => !name.startsWith("_"));
 
@@ -60,6 +76,22 @@ export default tseslint.config(
     rules: {
       // node:test's describe/it return promises that the runner awaits.
       "@typescript-eslint/no-floating-promises": "off",
+    },
+  },
+  {
+    // BOUNDARIES
+    files: ["services/*/src/**/*.ts"],
+    plugins: { stsfleet: boundaries },
+    rules: {
+      "stsfleet/no-cross-service-import": ["error", { root: import.meta.dirname, allow: BOUNDARY_ALLOW_LIST }],
+    },
+  },
+  {
+    files: PRODUCTION_SOURCE,
+    ignores: ["**/*.test.ts"],
+    plugins: { stsfleet: boundaries },
+    rules: {
+      "stsfleet/no-test-or-tools-import": ["error", { root: import.meta.dirname, allow: BOUNDARY_ALLOW_LIST }],
     },
   },
   {

@@ -1,6 +1,6 @@
-// The purity fence (eslint.config.js, PURE block): code in protocol/ and the actor's planner may not import I/O
-// modules or read the clock, the environment or randomness. `npm test` runs ESLint with --max-warnings=0, so
-// any of these errors fails the build.
+// The purity fence (eslint.config.js, PURE block): code in protocol/, the actor's planner and every service's
+// domain/ folder may not import I/O modules or read the clock, the environment or randomness. `npm test` runs
+// ESLint with --max-warnings=0, so any of these errors fails the build.
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { describe, it } from "node:test";
@@ -27,7 +27,11 @@ async function purityErrors(code: string, filePath: string): Promise<string[]> {
     .map((m) => `${m.ruleId}: ${m.message}`);
 }
 
-const PURE_PATHS = ["protocol/src/purity-fixture.ts", "services/actor/src/planner/purity-fixture.ts"];
+const PURE_PATHS = [
+  "protocol/src/purity-fixture.ts",
+  "services/actor/src/planner/purity-fixture.ts",
+  "services/watcher/src/domain/purity-fixture.ts",
+];
 const IMPURE_PATH = "services/watcher/src/purity-fixture.ts";
 
 const FORBIDDEN: Record<string, string> = {

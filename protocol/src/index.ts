@@ -116,4 +116,6 @@ export { TRACE_HEADERS, extractSpanContext, extractTraceContext, injectTraceCont
 export type { HeaderCarrier } from "./trace.ts";
 export { SAMPLE_MESSAGES } from "./samples.ts";
 export { UnreachableError, assertNever } from "./assert.ts";
+export { compileSelector, selectorMatches } from "./selector.ts";
+export type { CompiledSelector, LabelSelector, LabelSelectorRequirement, SelectorResult } from "./selector.ts";
 export { MAX_PAYLOAD_BYTES } from "./limits.ts";

@@ -5,10 +5,10 @@ import { readFileSync } from "node:fs";
 import { after, before, describe, it } from "node:test";
 import { jetstream } from "@nats-io/jetstream";
 import { codecs, pvcCommandSubjects, shard as shardOf } from "#protocol";
+import { eventually, harnessArgs, helpOutput, spawnService, startExecutorHarness } from "#test-support/executor-harness.ts";
+import type { Harness } from "#test-support/executor-harness.ts";
 import { RESOURCES } from "../../common/src/kube.ts";
 import { VERSION } from "../../common/src/version.ts";
-import { eventually, harnessArgs, helpOutput, spawnService, startExecutorHarness } from "../../common/src/executor/testing.ts";
-import type { Harness } from "../../common/src/executor/testing.ts";
 
 const ENTRY = "services/pvc-provisioner/src/main.ts";
 

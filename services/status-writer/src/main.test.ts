@@ -4,10 +4,10 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, before, describe, it } from "node:test";
 import { SAMPLE_MESSAGES, codecs, eventSubjects, shard as shardOf, statusSubjects } from "#protocol";
+import { eventually, harnessArgs, helpOutput, spawnService, startExecutorHarness, statefulSetManifest } from "#test-support/executor-harness.ts";
+import type { Harness } from "#test-support/executor-harness.ts";
 import { RESOURCES } from "../../common/src/kube.ts";
 import { VERSION } from "../../common/src/version.ts";
-import { eventually, harnessArgs, helpOutput, spawnService, startExecutorHarness, statefulSetManifest } from "../../common/src/executor/testing.ts";
-import type { Harness } from "../../common/src/executor/testing.ts";
 
 const ENTRY = "services/status-writer/src/main.ts";
 

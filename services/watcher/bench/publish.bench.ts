@@ -3,6 +3,7 @@
 import { trace } from "@opentelemetry/api";
 import { Registry } from "prom-client";
 import { STREAMS } from "#protocol";
+import { pod, set } from "#test-support/watcher-fixtures.ts";
 import { startNatsServer } from "../../../tools/lib/nats-server.ts";
 import { createLogger } from "../../common/src/logger.ts";
 import { connectNats } from "../../common/src/nats.ts";
@@ -12,7 +13,6 @@ import { EventContexts, Publisher } from "../src/adapters/publisher.ts";
 import { WATCHED_KINDS } from "../src/domain/objects.ts";
 import { MirrorState } from "../src/domain/state.ts";
 import { createWatcherMetrics } from "../src/metrics.ts";
-import { pod, set } from "../src/testing/fixtures.ts";
 
 const objects = Number(process.argv[2] ?? 5_000);
 const setsCount = Math.max(1, Math.floor(objects / 50));

@@ -7,10 +7,10 @@ import { describe, it } from "node:test";
 import { Kvm } from "@nats-io/kv";
 import { connect } from "@nats-io/transport-node";
 import { BUCKETS } from "#protocol";
+import { eventually, useKubeSim } from "#test-support/watcher-harness.ts";
 import { useNatsServer } from "../../../test/support/nats.ts";
 import { watcherCommand } from "./config.ts";
 import { LEASE_KEY, decodeLease } from "./domain/lease.ts";
-import { eventually, useKubeSim } from "./testing/harness.ts";
 
 const MAIN = "services/watcher/src/main.ts";
 

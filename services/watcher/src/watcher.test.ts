@@ -7,12 +7,6 @@ import { TraceFlags, context, trace } from "@opentelemetry/api";
 import type { Context, Span, SpanOptions, Tracer, TracerProvider } from "@opentelemetry/api";
 import type { Counter } from "prom-client";
 import { shard } from "#protocol";
-import type { NatsConnection } from "@nats-io/transport-node";
-import { useNatsServer } from "../../../test/support/nats.ts";
-import { startNatsServer } from "../../../tools/lib/nats-server.ts";
-import { RESOURCES } from "../../common/src/kube.ts";
-import { INTERNAL_WRITE } from "../../../tools/kube-sim/src/registry/registry.ts";
-import { mustFind } from "../../../tools/kube-sim/src/resources.ts";
 import {
   claimBody,
   createNamespace,
@@ -27,8 +21,14 @@ import {
   summarize,
   useKubeSim,
   watcherConfig,
-} from "./testing/harness.ts";
-import type { ObjectMeta, SimHandle } from "./testing/harness.ts";
+} from "#test-support/watcher-harness.ts";
+import type { ObjectMeta, SimHandle } from "#test-support/watcher-harness.ts";
+import type { NatsConnection } from "@nats-io/transport-node";
+import { useNatsServer } from "../../../test/support/nats.ts";
+import { startNatsServer } from "../../../tools/lib/nats-server.ts";
+import { RESOURCES } from "../../common/src/kube.ts";
+import { INTERNAL_WRITE } from "../../../tools/kube-sim/src/registry/registry.ts";
+import { mustFind } from "../../../tools/kube-sim/src/resources.ts";
 import { startWatcher } from "./watcher.ts";
 import type { Watcher } from "./watcher.ts";
 

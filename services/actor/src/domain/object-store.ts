@@ -1,9 +1,8 @@
 // The actor's view of the Kubernetes objects of the shards it owns, rebuilt from K8S_OBJS. Pure data structure:
 // apply envelopes, answer "which sets does this change concern", build planner snapshots, and know which sets'
 // objects are incomplete because a subject's last message could not be read (ADR 0088).
-import { parseParentAndOrdinal, shard as shardOf } from "#protocol";
+import { compileSelector, parseParentAndOrdinal, selectorMatches, shard as shardOf } from "#protocol";
 import type { KubeObject, ObjectEnvelope, ObjectKind } from "#protocol";
-import { compileSelector, selectorMatches } from "../planner/selector.ts";
 import type { Snapshot, StatefulSet } from "../planner/index.ts";
 
 export interface CachedObject {

@@ -1,6 +1,6 @@
 // The StatefulSet reconcile of Kubernetes v1.37 (stateful_set.go sync + stateful_set_control.go UpdateStatefulSet)
 // as a pure function: snapshot in, ordered steps of actions plus the status out. Comments cite the upstream
-// function each part mirrors; deliberate differences are listed in docs/adr/0013-upstream-quirks.md.
+// function each part mirrors; deliberate differences are listed in docs/adr/0012-planner-upstream-quirks.md.
 
 import { LABEL_VALUE_MAX } from "#protocol";
 import {

@@ -1,6 +1,8 @@
 // The planner's contract: what it reads (plain Kubernetes JSON as the API server returns it), the options it is
 // given, and the plan it returns. See README.md in this folder and docs/adr/0010-planner-contract.md.
 
+import type { LabelSelector } from "#protocol";
+
 /** A JSON value as produced by JSON.parse: the planner treats fields it does not interpret as opaque data. */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 export type JsonObject = { [key: string]: JsonValue };
@@ -31,18 +33,6 @@ export interface ObjectMeta {
   annotations?: Record<string, string> | null;
   ownerReferences?: OwnerReference[] | null;
   finalizers?: string[] | null;
-}
-
-export interface LabelSelectorRequirement {
-  key?: string;
-  /** `In`, `NotIn`, `Exists` or `DoesNotExist`. */
-  operator?: string;
-  values?: string[] | null;
-}
-
-export interface LabelSelector {
-  matchLabels?: Record<string, string> | null;
-  matchExpressions?: LabelSelectorRequirement[] | null;
 }
 
 export interface Volume {

@@ -1,4 +1,5 @@
-// Fleet membership and shard ownership through NATS KV, compare-and-set only (docs/adr/0070-fleet-ownership.md).
+// Fleet membership and shard ownership through NATS KV, compare-and-set only
+// (docs/adr/0071-fleet-ownership-and-fencing.md).
 //
 // - Each member keeps `m.<name>` alive in bucket `members` (CAS renew every retryPeriodMs / 4) and answers probes on
 //   `fleet.probe.<name>`; it subscribes before it announces itself.

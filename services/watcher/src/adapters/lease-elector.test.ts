@@ -10,12 +10,12 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import { Registry } from "prom-client";
 import { BUCKETS } from "#protocol";
 import { useNatsServer } from "#test-support/nats.ts";
+import { eventually } from "#test-support/watcher-harness.ts";
 import { garbagePayloads } from "../../../../tools/chaos/garbage.ts";
 import { createLogger } from "../../../common/src/logger.ts";
 import { provisionTopology } from "../../../common/src/topology.ts";
 import { encodeLease } from "../domain/lease.ts";
 import { createWatcherMetrics } from "../metrics.ts";
-import { eventually } from "../testing/harness.ts";
 import { LeaseElector } from "./lease-elector.ts";
 
 const TIMINGS = { leaseDurationMs: 1_500, renewDeadlineMs: 1_000, retryPeriodMs: 200 };

@@ -11,10 +11,10 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import type { Counter } from "prom-client";
 import { DecodeError, HEADERS, STREAMS, codecs, objectSubjects, rereadSubjects, shard } from "#protocol";
 import type { ObjectAddress, ObjectRereadResult } from "#protocol";
+import { createNamespace, eventually, natsClient, podBody, settle, startSim, statefulSet, watcherConfig } from "#test-support/watcher-harness.ts";
+import type { ObjectMeta, SimHandle } from "#test-support/watcher-harness.ts";
 import { startNatsServer } from "../../../../tools/lib/nats-server.ts";
 import { RESOURCES } from "../../../common/src/kube.ts";
-import { createNamespace, eventually, natsClient, podBody, settle, startSim, statefulSet, watcherConfig } from "../testing/harness.ts";
-import type { ObjectMeta, SimHandle } from "../testing/harness.ts";
 import { startWatcher } from "../watcher.ts";
 import type { Watcher } from "../watcher.ts";
 

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
 import { claimName, shard } from "#protocol";
-import { claim, pod, revision, set } from "../testing/fixtures.ts";
+import { claim, pod, revision, set } from "#test-support/watcher-fixtures.ts";
 import { parseWatchedObject } from "./objects.ts";
 import { SetIndex, routeObject, setRoutingOf, shardsOf } from "./routing.ts";
 import type { SetRouting } from "./routing.ts";

@@ -9,10 +9,8 @@
 //   by the retention policy), plus every set with a claim template `t` such that the claim is `<t>-<set>-<ordinal>`
 //   (upstream finds claims by name, getPersistentVolumeClaimName).
 // Pure and deterministic: a function of the object and the set index.
-import { assertNever, parseParentAndOrdinal, shard } from "#protocol";
-import type { Shard } from "#protocol";
-import { compileSelector, selectorMatches } from "../../../actor/src/planner/selector.ts";
-import type { CompiledSelector } from "../../../actor/src/planner/selector.ts";
+import { assertNever, compileSelector, parseParentAndOrdinal, selectorMatches, shard } from "#protocol";
+import type { CompiledSelector, Shard } from "#protocol";
 import { controllerOf } from "./objects.ts";
 import type { WatchedObject } from "./objects.ts";
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { objectSubjects, shard } from "#protocol";
-import { claim, pod, revision, set } from "../testing/fixtures.ts";
+import { claim, pod, revision, set } from "#test-support/watcher-fixtures.ts";
 import type { PublishCommand } from "./ledger.ts";
 import { WATCHED_KINDS } from "./objects.ts";
 import { MirrorState } from "./state.ts";

@@ -1,6 +1,6 @@
 // Object builders for the watcher's tests: minimal API-server-shaped StatefulSets, Pods, claims and revisions.
-import { parseWatchedObject } from "../domain/objects.ts";
-import type { WatchedKind, WatchedObject } from "../domain/objects.ts";
+import { parseWatchedObject } from "../../services/watcher/src/domain/objects.ts";
+import type { WatchedKind, WatchedObject } from "../../services/watcher/src/domain/objects.ts";
 
 export interface Meta {
   readonly namespace?: string;

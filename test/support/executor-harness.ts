@@ -12,24 +12,24 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { codecs, shardKeys } from "#protocol";
-import { startNatsServer } from "../../../../tools/lib/nats-server.ts";
-import { startKubeSim } from "../../../../tools/kube-sim/src/main.ts";
-import type { KubeSim, KubeSimOptions } from "../../../../tools/kube-sim/src/main.ts";
-import { KubeClient, loadKubeConfig } from "../kube.ts";
-import { createLogger } from "../logger.ts";
-import type { Logger } from "../logger.ts";
-import { createCommonMetrics } from "../metrics.ts";
-import type { CommonMetrics } from "../metrics.ts";
-import { connectNats } from "../nats.ts";
-import { startOpsServer } from "../ops-server.ts";
-import type { OpsServer } from "../ops-server.ts";
-import { watchShardEpochs } from "../shard-epochs.ts";
-import type { ShardEpochView } from "../shard-epochs.ts";
-import { provisionTopology } from "../topology.ts";
-import type { Topology } from "../topology.ts";
-import { userAgent } from "../version.ts";
-import type { ServiceName } from "../version.ts";
-import type { ExecutorDeps } from "./process.ts";
+import { KubeClient, loadKubeConfig } from "../../services/common/src/kube.ts";
+import { createLogger } from "../../services/common/src/logger.ts";
+import type { Logger } from "../../services/common/src/logger.ts";
+import { createCommonMetrics } from "../../services/common/src/metrics.ts";
+import type { CommonMetrics } from "../../services/common/src/metrics.ts";
+import { connectNats } from "../../services/common/src/nats.ts";
+import { startOpsServer } from "../../services/common/src/ops-server.ts";
+import type { OpsServer } from "../../services/common/src/ops-server.ts";
+import { watchShardEpochs } from "../../services/common/src/shard-epochs.ts";
+import type { ShardEpochView } from "../../services/common/src/shard-epochs.ts";
+import { provisionTopology } from "../../services/common/src/topology.ts";
+import type { Topology } from "../../services/common/src/topology.ts";
+import { userAgent } from "../../services/common/src/version.ts";
+import type { ServiceName } from "../../services/common/src/version.ts";
+import type { ExecutorDeps } from "../../services/common/src/executor/process.ts";
+import { startKubeSim } from "../../tools/kube-sim/src/main.ts";
+import type { KubeSim, KubeSimOptions } from "../../tools/kube-sim/src/main.ts";
+import { startNatsServer } from "../../tools/lib/nats-server.ts";
 
 export interface Harness {
   readonly nats: NatsConnection;
@@ -220,7 +220,7 @@ export function spawnService(entry: string, args: readonly string[]): ServicePro
   return { child, logLines, opsUrl, exited, output: () => text };
 }
 
-const REPO_ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
+const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
 /** Runs `--help`; resolves with its output after checking it exits 0 and names every flag. */
 export async function helpOutput(entry: string, flags: readonly string[]): Promise<string> {

@@ -11,11 +11,11 @@ import { connect } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { HEADERS, STREAMS, codecs } from "#protocol";
 import type { ObjectEnvelope } from "#protocol";
-import { KubeClient, RESOURCES, loadKubeConfig } from "../../../common/src/kube.ts";
-import { startKubeSim } from "../../../../tools/kube-sim/src/main.ts";
-import type { KubeSim, KubeSimOptions } from "../../../../tools/kube-sim/src/main.ts";
-import { parseWatcherConfig } from "../config.ts";
-import type { WatcherConfig } from "../config.ts";
+import { KubeClient, RESOURCES, loadKubeConfig } from "../../services/common/src/kube.ts";
+import { parseWatcherConfig } from "../../services/watcher/src/config.ts";
+import type { WatcherConfig } from "../../services/watcher/src/config.ts";
+import { startKubeSim } from "../../tools/kube-sim/src/main.ts";
+import type { KubeSim, KubeSimOptions } from "../../tools/kube-sim/src/main.ts";
 
 export interface SimHandle {
   readonly sim: KubeSim;
