@@ -8,6 +8,7 @@ import { assertNever } from "#protocol";
 import type { CommonConfig } from "./config.ts";
 import type { Logger } from "./logger.ts";
 import type { CommonMetrics } from "./metrics.ts";
+import { tolerateUnparsableHeaders } from "./nats-headers.ts";
 import { coalesceWrites } from "./nats-writes.ts";
 
 export interface NatsOptions {
@@ -81,6 +82,14 @@ export async function connectNats(options: NatsOptions, logger: Logger, metrics?
   });
   let connected = true;
   const log = logger.child({ component: "nats" });
+  // A header block nats.js cannot parse (a forged one) must not throw out of a callback and kill the process.
+  let unparsableLogged = false;
+  const tolerant = tolerateUnparsableHeaders((error) => {
+    metrics?.natsErrors.inc({ operation: "unparsable-headers" });
+    log[unparsableLogged ? "debug" : "warn"]({ err: error }, "dropped header lines nats.js cannot parse (further ones are logged at debug)");
+    unparsableLogged = true;
+  });
+  if (!tolerant) log.warn("this nats.js version's internals differ: a header block it cannot parse still throws");
   if (!coalesceWrites(connection)) log.warn("this nats.js version's internals differ: writes are not coalesced (slower, still correct)");
   log.info({ server: connection.getServer(), user: options.user, tls: options.tls !== undefined }, "connected to NATS");
   void (async () => {
