@@ -19,10 +19,57 @@ export interface NatsCounts {
   readonly outMsgs: number;
   /** By client connection name (nats-server /connz; unnamed connections as "?"), summed over same-named ones. */
   readonly byConnection?: Readonly<Record<string, { readonly inMsgs: number; readonly outMsgs: number }>>;
+  /**
+   * Messages delivered to each subscription, keyed `<connection name> <subject>` with inbox subjects (request replies,
+   * pull deliveries, publish acks) folded into `_INBOX`: which subjects a client's inbound messages come from.
+   */
+  readonly bySubscription?: Readonly<Record<string, number>>;
+  /** Messages stored by each JetStream stream (its last sequence): how many publishes each stream took. */
+  readonly byStream?: Readonly<Record<string, number>>;
 }
 
 interface Connz {
-  connections?: { name?: string; in_msgs?: number; out_msgs?: number }[];
+  connections?: { name?: string; in_msgs?: number; out_msgs?: number; subscriptions_list_detail?: { subject?: string; msgs?: number }[] }[];
+}
+
+interface Jsz {
+  account_details?: { stream_detail?: { name?: string; state?: { last_seq?: number } }[] }[];
+}
+
+/** A subscription's subject, inbox subjects (`_INBOX.<random>.*`, `_INBOX.<user>.…`) folded into `_INBOX`. */
+function subscriptionKey(subject: string): string {
+  return subject.startsWith("_INBOX") ? "_INBOX" : subject;
+}
+
+/** Sums /connz?subs=detail's per-subscription deliveries by connection name and subject. */
+export function natsBySubscription(connz: Connz): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const c of connz.connections ?? []) {
+    for (const sub of c.subscriptions_list_detail ?? []) {
+      const key = `${c.name ?? "?"} ${subscriptionKey(sub.subject ?? "?")}`;
+      out[key] = (out[key] ?? 0) + (sub.msgs ?? 0);
+    }
+  }
+  return out;
+}
+
+/** /jsz?streams=true's last sequence of every stream. */
+export function natsByStream(jsz: Jsz): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const account of jsz.account_details ?? []) {
+    for (const stream of account.stream_detail ?? []) out[stream.name ?? "?"] = stream.state?.last_seq ?? 0;
+  }
+  return out;
+}
+
+function deltaOf(before: Readonly<Record<string, number>> | undefined, after: Readonly<Record<string, number>> | undefined): Record<string, number> | undefined {
+  if (!after) return undefined;
+  const out: Record<string, number> = {};
+  for (const [key, value] of Object.entries(after)) {
+    const delta = value - (before?.[key] ?? 0);
+    if (delta !== 0) out[key] = delta;
+  }
+  return out;
 }
 
 /** Sums /connz's per-connection message counts by connection name. */
@@ -45,7 +92,15 @@ export function natsDelta(before: NatsCounts | undefined, after: NatsCounts | un
     const was = before.byConnection?.[name];
     byConnection[name] = { inMsgs: counts.inMsgs - (was?.inMsgs ?? 0), outMsgs: counts.outMsgs - (was?.outMsgs ?? 0) };
   }
-  return { inMsgs: after.inMsgs - before.inMsgs, outMsgs: after.outMsgs - before.outMsgs, byConnection };
+  const bySubscription = deltaOf(before.bySubscription, after.bySubscription);
+  const byStream = deltaOf(before.byStream, after.byStream);
+  return {
+    inMsgs: after.inMsgs - before.inMsgs,
+    outMsgs: after.outMsgs - before.outMsgs,
+    byConnection,
+    ...(bySubscription ? { bySubscription } : {}),
+    ...(byStream ? { byStream } : {}),
+  };
 }
 
 export interface ProcessFigures {
@@ -112,10 +167,17 @@ export async function readCounters(env: Environment): Promise<Counters> {
   let nats: Counters["nats"];
   if (env.natsMonitorUrl) {
     const text = await fetchText(`${env.natsMonitorUrl.replace(/\/$/, "")}/varz`);
-    const connz = await fetchText(`${env.natsMonitorUrl.replace(/\/$/, "")}/connz?limit=4096`);
+    const connzText = await fetchText(`${env.natsMonitorUrl.replace(/\/$/, "")}/connz?limit=4096&subs=detail`);
+    const jszText = await fetchText(`${env.natsMonitorUrl.replace(/\/$/, "")}/jsz?streams=true`);
     if (text) {
       const varz = JSON.parse(text) as { in_msgs?: number; out_msgs?: number };
-      nats = { inMsgs: varz.in_msgs ?? 0, outMsgs: varz.out_msgs ?? 0, ...(connz ? { byConnection: natsByConnection(JSON.parse(connz) as Connz) } : {}) };
+      const connz = connzText ? (JSON.parse(connzText) as Connz) : undefined;
+      nats = {
+        inMsgs: varz.in_msgs ?? 0,
+        outMsgs: varz.out_msgs ?? 0,
+        ...(connz ? { byConnection: natsByConnection(connz), bySubscription: natsBySubscription(connz) } : {}),
+        ...(jszText ? { byStream: natsByStream(JSON.parse(jszText) as Jsz) } : {}),
+      };
     }
   }
   const clientRequests: Record<string, number> = {};
