@@ -130,6 +130,12 @@ export const PvcUpdateOwnerRefsSchema = z.object({
   claimUid: nonEmpty,
   resourceVersion: nonEmpty,
   ownerReferences: z.array(OwnerReferenceSchema),
+  /**
+   * The claim's owner references in the copy the actor planned from. With them, a claim whose resourceVersion moved
+   * while its owners did not (it was bound to a volume: a quiet change the actor never saw, ADR 0090) is updated
+   * from its current version instead of being refused as stale. Absent: the resourceVersion alone decides.
+   */
+  fromOwnerReferences: z.array(OwnerReferenceSchema).optional(),
 });
 
 export const PvcCommandSchema = z.discriminatedUnion("type", [PvcCreateSchema, PvcUpdateOwnerRefsSchema]);

@@ -287,6 +287,8 @@ export async function startActor(config: ActorConfig, options: { logger?: Logger
       waitFor,
       claimWaitTimeoutMs: config.claimWaitTimeoutMs,
       logger,
+      // The stream may hold no newer version of a copy a write found stale: quiet changes are not published (ADR 0090).
+      staleCopy: (ref) => rereads.refresh(ref, "stale-copy"),
     }),
     nats: nats.connection,
     member: config.name,

@@ -178,7 +178,10 @@ export async function executeUpdateOwnerRefs(command: PvcUpdateOwnerRefs, deps: 
   }
   // Already as wanted (typically our own earlier delivery): done, whatever the version says.
   if (normalizedRefs(current.metadata.ownerReferences) === normalizedRefs(command.ownerReferences)) return { outcome: "unchanged" };
-  if (current.metadata.resourceVersion !== command.resourceVersion) {
+  // Another version than the actor's copy: still the one it planned from if only what it does not read changed (a
+  // binding, ADR 0090); the replace below is guarded by the current resourceVersion.
+  const ownersAsPlanned = command.fromOwnerReferences !== undefined && normalizedRefs(current.metadata.ownerReferences) === normalizedRefs(command.fromOwnerReferences);
+  if (current.metadata.resourceVersion !== command.resourceVersion && !ownersAsPlanned) {
     return {
       outcome: "stale",
       detail: `claim resourceVersion is ${current.metadata.resourceVersion ?? "unset"}, the command's ${command.resourceVersion}`,

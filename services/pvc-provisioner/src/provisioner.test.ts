@@ -249,6 +249,13 @@ describe("pvc-provisioner", () => {
     await publish(update({ claimName: "data-web-404" }));
     await eventually(async () => (await outcome("gone")) === 1, "a missing claim is done");
     assert.deepEqual((await getClaim("data-web-0")).metadata.ownerReferences?.map((r) => r.uid), [owner.metadata.uid], "stale commands wrote nothing");
+    // ADR 0090: an older resourceVersion whose owners are still the ones the actor planned from (the claim only moved
+    // by what the actor does not read) is updated from the current version; owners that moved are stale.
+    await publish(update({ ownerReferences: [], resourceVersion: claim.metadata.resourceVersion, fromOwnerReferences: [] }));
+    await eventually(async () => (await outcome("stale")) === 3, "owners other than the ones planned from are stale");
+    await publish(update({ ownerReferences: [], resourceVersion: claim.metadata.resourceVersion, fromOwnerReferences: refs }));
+    await eventually(async () => (await outcome("updated")) === 2, "owners as planned: updated from the current version");
+    assert.deepEqual((await getClaim("data-web-0")).metadata.ownerReferences ?? [], []);
     assert.ok(await streamEmpty());
   });
 

@@ -19,6 +19,7 @@ export interface WatcherMetrics {
   readonly publishedTombstones: Counter<"kind">;
   readonly publishErrors: Counter<"reason">;
   readonly publishConflicts: Counter;
+  readonly quietChanges: Counter<"kind">;
   readonly liveSent: Counter;
   readonly liveErrors: Counter;
   readonly liveSkipped: Counter;
@@ -105,6 +106,12 @@ export function createWatcherMetrics(registry: Registry): WatcherMetrics {
     publishConflicts: new Counter({
       name: "stsfleet_watcher_publish_conflicts_total",
       help: "Publishes refused because the subject held a newer message than expected (re-read, then retried).",
+      registers,
+    }),
+    quietChanges: new Counter({
+      name: "stsfleet_watcher_quiet_changes_total",
+      help: "Object changes mirrored but not published because no owner reads what changed (a pod or claim being bound; ADR 0090), by kind.",
+      labelNames: ["kind"],
       registers,
     }),
     liveSent: new Counter({

@@ -116,6 +116,7 @@ export async function startWatcher(config: Readonly<WatcherConfig>, deps: Watche
   const state = new MirrorState({
     inScope,
     republishSeed: Date.now(),
+    onQuiet: (kind) => metrics.quietChanges.inc({ kind }),
   });
   let nats: NatsHandle | undefined = deps.nats;
   let elector: LeaseElector | undefined = undefined;

@@ -6,7 +6,7 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import { headers as natsHeaders } from "@nats-io/transport-node";
 import { trace } from "@opentelemetry/api";
 import { HEADERS, assertNever, codecs, eventSubjects, pvcCommandSubjects } from "#protocol";
-import type { EventRecord, KubeObject, SetAddress, SetRef } from "#protocol";
+import type { EventRecord, KubeObject, ObjectKind, PvcUpdateOwnerRefs, SetAddress, SetRef } from "#protocol";
 import { FENCING_EPOCH_HEADER, KubeApiError, RESOURCES, fencingEpoch } from "../../../common/src/kube.ts";
 import type { KubeClient } from "../../../common/src/kube.ts";
 import type { Logger } from "../../../common/src/logger.ts";
@@ -19,6 +19,7 @@ import type {
   ControllerRevision,
   CreateClaimAction,
   EventSpec,
+  OwnerReference,
   PlanAction,
   PlanStep,
   StatefulSet,
@@ -50,6 +51,11 @@ export interface ExecutorDeps {
   readonly claimWaitTimeoutMs: number;
   readonly logger: Logger;
   readonly now?: () => number;
+  /**
+   * A write from the cached copy of this object was refused as stale (409 on its preconditions, or a claim command
+   * the provisioner found stale): the stream may hold no newer version (ADR 0090), so the caller asks for one.
+   */
+  readonly staleCopy?: (ref: { readonly shard: number; readonly kind: ObjectKind; readonly namespace: string; readonly name: string }) => void;
 }
 
 export interface StepResult {
@@ -98,6 +104,67 @@ export function errorKind(error: unknown): ApiErrorKind {
 function errorText(error: unknown): string {
   if (error instanceof KubeApiError) return error.body?.message ?? error.message;
   return error instanceof Error ? error.message : String(error);
+}
+
+type CommandOwnerReference = PvcUpdateOwnerRefs["ownerReferences"][number];
+
+function commandRef(ref: OwnerReference): CommandOwnerReference {
+  return {
+    apiVersion: ref.apiVersion ?? "",
+    kind: ref.kind ?? "",
+    name: ref.name ?? "",
+    uid: ref.uid ?? "",
+    ...(ref.controller != null ? { controller: ref.controller } : {}),
+    ...(ref.blockOwnerDeletion != null ? { blockOwnerDeletion: ref.blockOwnerDeletion } : {}),
+  };
+}
+
+/** A copy's owner references for a command, or undefined when they are not a list of complete references. */
+function commandRefs(value: unknown): CommandOwnerReference[] | undefined {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) return undefined;
+  const out: CommandOwnerReference[] = [];
+  for (const ref of value as unknown[]) {
+    if (ref === null || typeof ref !== "object") return undefined;
+    const { apiVersion, kind, name, uid, controller, blockOwnerDeletion } = ref as Record<string, unknown>;
+    if (typeof apiVersion !== "string" || typeof kind !== "string" || typeof name !== "string" || typeof uid !== "string") return undefined;
+    if (!apiVersion || !kind || !name || !uid) return undefined;
+    out.push({
+      apiVersion,
+      kind,
+      name,
+      uid,
+      ...(typeof controller === "boolean" ? { controller } : {}),
+      ...(typeof blockOwnerDeletion === "boolean" ? { blockOwnerDeletion } : {}),
+    });
+  }
+  return out;
+}
+
+/** The object whose cached copy `error` shows to be stale, for an action written from a copy. */
+function staleCopyOf(action: Exclude<PlanAction, CreateClaimAction>, error: unknown): { kind: ObjectKind; name: string } | undefined {
+  const conflict = errorKind(error) === "Conflict";
+  switch (action.type) {
+    case "deletePod":
+    case "updatePod":
+    case "adoptPod":
+    case "releasePod":
+      return conflict ? { kind: "Pod", name: action.name } : undefined;
+    case "updateClaimOwnerRefs":
+      // The provisioner leaves a claim it finds stale as it is: the wait for the change times out.
+      return conflict || error instanceof ClaimsNotReadyError ? { kind: "PersistentVolumeClaim", name: action.name } : undefined;
+    case "updateRevision":
+    case "adoptRevision":
+    case "deleteRevision":
+      return conflict ? { kind: "ControllerRevision", name: action.name } : undefined;
+    case "createRevision":
+    case "verifySetForAdoption":
+    case "createPod":
+    case "recordEvent":
+      return undefined;
+    default:
+      return assertNever(action, "plan action");
+  }
 }
 
 export class Executor {
@@ -174,6 +241,10 @@ export class Executor {
   private async execute(action: Exclude<PlanAction, CreateClaimAction>, ctx: TurnContext): Promise<ActionOutcome> {
     const outcome = await this.perform(action, ctx).catch((error: unknown): ActionOutcome => ({ ok: false, error, expectations: [] }));
     if ("events" in action) this.recordOutcomeEvents(action.events, outcome, ctx);
+    if (!outcome.ok && this.deps.staleCopy) {
+      const stale = staleCopyOf(action, outcome.error);
+      if (stale) this.deps.staleCopy({ shard: ctx.address.shard, kind: stale.kind, namespace: ctx.set.namespace, name: stale.name });
+    }
     return outcome;
   }
 
@@ -249,21 +320,21 @@ export class Executor {
           expectations: before ? [{ type: "changed", kind, namespace: ns, name: action.name, fromResourceVersion: before }] : [],
         };
       }
-      case "updateClaimOwnerRefs":
+      case "updateClaimOwnerRefs": {
+        // The owners of the copy planned from: the provisioner updates a claim whose version moved only by a quiet
+        // change (its binding, ADR 0090) instead of refusing it as stale.
+        const copy = this.deps.lookup("PersistentVolumeClaim", ns, action.name);
+        const fromOwnerReferences =
+          copy?.resourceVersion === action.preconditions.resourceVersion ? commandRefs(copy.object.metadata?.ownerReferences) : undefined;
         this.publishPvcCommand(ctx, {
           type: "pvc.updateOwnerRefs",
           claimName: action.name,
           claimUid: action.preconditions.uid,
           resourceVersion: action.preconditions.resourceVersion,
-          ownerReferences: action.ownerReferences.map((ref) => ({
-            apiVersion: ref.apiVersion ?? "",
-            kind: ref.kind ?? "",
-            name: ref.name ?? "",
-            uid: ref.uid ?? "",
-            ...(ref.controller != null ? { controller: ref.controller } : {}),
-            ...(ref.blockOwnerDeletion != null ? { blockOwnerDeletion: ref.blockOwnerDeletion } : {}),
-          })),
+          ownerReferences: action.ownerReferences.map(commandRef),
+          ...(fromOwnerReferences ? { fromOwnerReferences } : {}),
         }, `refs/${action.name}/${action.preconditions.resourceVersion}`);
+      }
         {
           // Upstream updates the claim synchronously: a condemned pod must not be deleted before its claim names
           // the pod as owner (or garbage collection would never remove the claim). Wait until the cache shows it.

@@ -69,6 +69,35 @@ describe("ObjectRereads", () => {
     rereads.close();
   });
 
+  it("a refresh (a write from a stale copy, ADR 0090) asks once, whatever the answer, and never marks the subject absent", async () => {
+    const watcher = scripted(() => "absent");
+    const { rereads, absent } = rereadsFor(watcher.nats, { retryMs: 100 });
+    rereads.refresh(ref("web-1"), "stale-copy");
+    rereads.refresh(ref("web-1"), "stale-copy");
+    await eventually(() => watcher.requests.length === 1, "the request");
+    assert.equal(watcher.requests[0]?.request.reason, "stale-copy");
+    await sleep(350);
+    assert.equal(watcher.requests.length, 1, "not asked again");
+    assert.deepEqual(absent, []);
+    assert.equal(rereads.size, 0);
+    rereads.close();
+  });
+
+  it("a refresh of a subject that then turns unreadable is asked about until it is readable", async () => {
+    let answered = 0;
+    const watcher = scripted(() => {
+      answered++;
+      return "republishing";
+    });
+    const { rereads } = rereadsFor(watcher.nats, { retryMs: 100 });
+    rereads.refresh(ref("web-2"), "stale-copy");
+    rereads.request(ref("web-2"), 9, "invalid");
+    await eventually(() => answered >= 3, "asked again after the retry period", 2_000);
+    rereads.resolved(ref("web-2"));
+    assert.equal(rereads.size, 0);
+    rereads.close();
+  });
+
   it("marks a subject known when the watcher answers that it holds nothing", async () => {
     const watcher = scripted(() => "absent");
     const { rereads, absent } = rereadsFor(watcher.nats, { retryMs: 100 });

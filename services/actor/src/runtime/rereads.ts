@@ -3,7 +3,8 @@
 // readable message of the subject arrives (the intake calls resolved()) or the watcher answers that the subject holds
 // nothing (`absent`: the caller marks it known). Deduplicated per subject; at most `ratePerSecond` requests leave a
 // member per second, the rest wait their turn in arrival order, so garbage on every subject of a shard costs the
-// watcher a bounded rate of reads.
+// watcher a bounded rate of reads. The same request, sent once (refresh), asks for the newest version of an object
+// whose copy turned out stale when a write from it conflicted (ADR 0090).
 import { errors as natsErrors } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { codecs, kindToken, rereadSubjects } from "#protocol";
@@ -43,6 +44,8 @@ interface Pending {
   /** When it may be sent (again). */
   dueAtMs: number;
   inFlight: boolean;
+  /** A refresh after a conflicting write: asked once, not until a readable message arrives. */
+  once?: boolean;
 }
 
 const TICK_MS = 100;
@@ -84,9 +87,23 @@ export class ObjectRereads {
       // Another unreadable message on a subject already asked about: the next retry carries it.
       known.seq = Math.max(known.seq, seq);
       known.reason = reason;
+      known.once = false;
       return;
     }
     this.pending.set(subject, { ref, seq, reason, dueAtMs: this.now(), inFlight: false });
+    this.pump();
+  }
+
+  /**
+   * A write from this member's copy of the object conflicted on its resourceVersion, and the stream may hold no newer
+   * version: the watcher does not publish quiet changes (ADR 0090). Asks once for the newest version; an unreadable
+   * message of the subject before the answer makes it a repeated request again.
+   */
+  refresh(ref: SubjectRef, reason: string): void {
+    if (this.closed) return;
+    const subject = subjectOf(ref);
+    if (this.pending.has(subject)) return;
+    this.pending.set(subject, { ref, seq: 0, reason, dueAtMs: this.now(), inFlight: false, once: true });
     this.pump();
   }
 
@@ -160,6 +177,11 @@ export class ObjectRereads {
     // Resolved or dropped while the request was out: nothing more to do. Another unreadable message since the
     // request left is not covered by its answer: asked about at the next retry.
     if (this.pending.get(subject) !== entry) return;
+    if (entry.once) {
+      // A refresh: the answer (or its absence) ends it; the turn that conflicted retries either way.
+      this.pending.delete(subject);
+      return;
+    }
     if (result === "absent" && entry.seq === sentSeq) {
       this.pending.delete(subject);
       this.deps.absent(ref);

@@ -32,8 +32,19 @@ export interface HeldEntry extends Held {
 
 /** Where an object should be published, or the identity to put in its tombstones. */
 export type Target =
-  | { readonly exists: true; readonly uid: string; readonly rv: string; readonly shards: ReadonlySet<Shard> }
+  | {
+      readonly exists: true;
+      readonly uid: string;
+      readonly rv: string;
+      readonly shards: ReadonlySet<Shard>;
+    }
   | { readonly exists: false; readonly uid: string; readonly rv: string };
+
+/**
+ * A target as the ledger keeps it. `quietRv`: an older version of the same object whose message is as good as this
+ * one, since every change after it was quiet (relevance.ts); a subject that holds it owes no publish (ADR 0090).
+ */
+type KeptTarget = Target & { readonly quietRv?: string | undefined };
 
 interface Want {
   readonly key: ObjectKey;
@@ -113,6 +124,20 @@ export function sameContent(a: MessageContent | undefined, b: MessageContent): b
   return a !== undefined && a.op === b.op && a.uid === b.uid && a.rv === b.rv;
 }
 
+/** The subject holds an older version of the wanted object that differs from it only in quiet changes. */
+function holdsQuietVersion(held: Held | undefined, want: Want, target: KeptTarget | undefined): boolean {
+  return (
+    held !== undefined &&
+    want.op === "PUT" &&
+    held.op === "PUT" &&
+    !isForeign(held) &&
+    held.uid === want.uid &&
+    target?.exists === true &&
+    target.quietRv !== undefined &&
+    held.rv === target.quietRv
+  );
+}
+
 export function msgIdOf(want: Want, republish: number | undefined): string {
   const base = `${want.uid}@${want.rv}/${want.shard}${want.op === "DEL" ? "/del" : ""}`;
   return republish === undefined ? base : `${base}/r${republish}`;
@@ -121,7 +146,7 @@ export function msgIdOf(want: Want, republish: number | undefined): string {
 export class Ledger {
   private readonly held = new Map<string, Held>();
   private readonly heldShards = new Map<ObjectKey, Set<Shard>>();
-  private readonly targets = new Map<ObjectKey, Target>();
+  private readonly targets = new Map<ObjectKey, KeptTarget>();
   private readonly dirty = new Map<string, Want>();
   /** Dirty subjects not in flight, in the order they became ready. */
   private readonly queue = new Set<string>();
@@ -191,6 +216,9 @@ export class Ledger {
     const address = objectSubjects.parse(subject);
     const key = objectKey(address.kind, address.namespace, address.name);
     if (this.inflight.has(subject)) return "republishing";
+    // An owner that asks wants the newest version: a quiet change it has not seen may be why (ADR 0090).
+    const target = this.targets.get(key);
+    if (target?.exists && target.quietRv !== undefined) this.targets.set(key, { ...target, quietRv: undefined });
     const known = this.held.get(subject);
     if (actual !== undefined && (known === undefined || actual.seq >= known.seq)) this.setHeld(key, address.shard, subject, actual);
     else if (actual === undefined && known !== undefined) this.deleteHeld(key, address.shard, subject);
@@ -201,9 +229,19 @@ export class Ledger {
     return isForeign(held) ? "purge" : "valid";
   }
 
-  /** Sets where an object should be; nothing is computed until the ledger is both synced and active. */
-  setTarget(key: ObjectKey, target: Target): void {
-    this.targets.set(key, target);
+  /**
+   * Sets where an object should be; nothing is computed until the ledger is both synced and active. `quiet`: this
+   * version differs from the previous target only in what no owner reads (relevance.ts), so a subject that holds
+   * the previous one, or the last one owners could tell apart, owes no publish for it.
+   */
+  setTarget(key: ObjectKey, target: Target, quiet = false): void {
+    const previous = this.targets.get(key);
+    let quietRv: string | undefined;
+    if (target.exists && previous?.exists && previous.uid === target.uid) {
+      if (previous.rv === target.rv) quietRv = previous.quietRv;
+      else if (quiet) quietRv = previous.quietRv ?? previous.rv;
+    }
+    this.targets.set(key, quietRv === undefined ? target : { ...target, quietRv });
     this.reconcile(key);
   }
 
@@ -432,7 +470,7 @@ export class Ledger {
           // message with no object behind it has no identity to put in a tombstone: it is purged instead.
           want = { key, shard, op: "DEL", uid: target?.uid ?? held.uid, rv: target?.rv ?? held.rv };
         }
-        if (want === undefined || sameContent(held, want)) {
+        if (want === undefined || sameContent(held, want) || holdsQuietVersion(held, want, target)) {
           this.dirty.delete(subject);
           this.queue.delete(subject);
           this.changed.delete(subject);

@@ -101,12 +101,14 @@ describe("MirrorState", () => {
 
   it("applies a relist as a diff: no spurious tombstones, tombstones only for what vanished", () => {
     const state = syncedState();
-    const owned = (name: string, rv = "1") => pod(name, { rv, owners: [{ kind: "StatefulSet", name: "web", controller: true }] });
+    const owned = (name: string, rv = "1", labels?: Record<string, string>) =>
+      pod(name, { rv, owners: [{ kind: "StatefulSet", name: "web", controller: true }], ...(labels ? { labels } : {}) });
     state.replace("pod", [owned("web-0"), owned("web-1"), owned("web-2")]);
     publishAll(state);
     assert.deepEqual(state.replace("pod", [owned("web-0"), owned("web-1"), owned("web-2")]), { added: 0, updated: 0, removed: 0 });
     assert.deepEqual(publishAll(state), []);
-    assert.deepEqual(state.replace("pod", [owned("web-0"), owned("web-1", "5"), owned("web-3")]), { added: 1, updated: 1, removed: 1 });
+    // web-1 changed in what owners read (a label): a version that changed only its resourceVersion would be quiet.
+    assert.deepEqual(state.replace("pod", [owned("web-0"), owned("web-1", "5", { tier: "a" }), owned("web-3")]), { added: 1, updated: 1, removed: 1 });
     assert.deepEqual(publishAll(state), [
       `DEL ${at("web", "pod", "web-2")} 1`,
       `PUT ${at("web", "pod", "web-1")} 5`,
@@ -131,5 +133,73 @@ describe("MirrorState", () => {
     assert.equal(state.upsert(set("web")), false);
     assert.equal(state.count("sts"), 1);
     assert.equal(state.remove("sts", "default", "nope"), false);
+  });
+});
+
+describe("MirrorState: quiet changes (ADR 0090)", () => {
+  const owners = [{ kind: "StatefulSet", name: "web", controller: true }] as const;
+  /** The same pod at `rv`; `bound` adds what the scheduler writes (quiet), `labels` what owners read. */
+  const webPod = (rv: string, init: { bound?: boolean; labels?: Record<string, string> } = {}) => {
+    const object = pod("web-0", { rv, owners, ...(init.labels ? { labels: init.labels } : {}) });
+    if (!init.bound) return object;
+    return { ...object, body: { ...object.body, spec: { ...(object.body["spec"] as object), nodeName: "node-1" } } };
+  };
+  const subject = at("web", "pod", "web-0");
+
+  it("mirrors a quiet change without publishing it; the next change owners read publishes the newest version", () => {
+    const quiet: string[] = [];
+    const state = new MirrorState({ onQuiet: (kind) => quiet.push(kind) });
+    for (const kind of WATCHED_KINDS) state.markSynced(kind);
+    state.ledger.activate([]);
+    state.upsert(webPod("1"));
+    assert.deepEqual(publishAll(state), [`PUT ${subject} 1`]);
+    state.upsert(webPod("2", { bound: true }));
+    assert.deepEqual(publishAll(state), [], "the binding is not published");
+    assert.deepEqual(quiet, ["pod"]);
+    assert.equal(state.get("pod", "default", "web-0")?.resourceVersion, "2", "the mirror has it");
+    state.upsert(webPod("3", { bound: true, labels: { tier: "a" } }));
+    assert.deepEqual(publishAll(state), [`PUT ${subject} 3`]);
+  });
+
+  it("a quiet change while the previous version is in flight publishes nothing more once that one is stored", () => {
+    const state = syncedState();
+    state.upsert(webPod("1"));
+    const command = state.ledger.next();
+    assert.equal(command?.rv, "1");
+    state.upsert(webPod("2", { bound: true }));
+    assert.ok(command);
+    state.ledger.acked(command, { seq: 7, duplicate: false, atMs: 0 });
+    assert.deepEqual(publishAll(state), []);
+  });
+
+  it("a quiet change after a version that was never published publishes the newest one", () => {
+    const state = syncedState();
+    state.upsert(webPod("1"));
+    publishAll(state);
+    state.upsert(webPod("2", { labels: { tier: "a" } }));
+    state.upsert(webPod("3", { bound: true, labels: { tier: "a" } }));
+    assert.deepEqual(publishAll(state), [`PUT ${subject} 3`], "2 was still owed: 3 carries it");
+  });
+
+  it("an owner's re-read (its copy turned out stale) publishes the newest version", () => {
+    const state = syncedState();
+    state.upsert(webPod("1"));
+    publishAll(state);
+    state.upsert(webPod("2", { bound: true }));
+    assert.deepEqual(publishAll(state), []);
+    const held = state.ledger.heldAt(subject);
+    assert.ok(held);
+    assert.equal(state.ledger.verified(subject, { ...held }), "republishing");
+    assert.deepEqual(publishAll(state), [`PUT ${subject} 2`]);
+    state.upsert(webPod("3", { bound: true }));
+    assert.deepEqual(publishAll(state), [], "quiet again from the version it now holds");
+  });
+
+  it("a watcher that becomes active with an older version held publishes the newest", () => {
+    const state = new MirrorState();
+    for (const kind of WATCHED_KINDS) state.markSynced(kind);
+    state.upsert(webPod("2", { bound: true }));
+    state.ledger.activate([{ subject, uid: "uid-web-0", rv: "1", op: "PUT", seq: 5, atMs: 0 }]);
+    assert.deepEqual(publishAll(state), [`PUT ${subject} 2`], "it cannot tell what changed between 1 and 2");
   });
 });

@@ -6,6 +6,7 @@ import { Ledger } from "./ledger.ts";
 import type { LedgerOptions, Target } from "./ledger.ts";
 import { WATCHED_KINDS, objectKey, parseObjectKey } from "./objects.ts";
 import type { ObjectKey, WatchedKind, WatchedObject } from "./objects.ts";
+import { sameForOwners } from "./relevance.ts";
 import { SetIndex, routeObject, setRoutingOf, shardsOf } from "./routing.ts";
 
 interface Stored {
@@ -33,8 +34,12 @@ export class MirrorState {
   private readonly dependents = new Map<string, Set<ObjectKey>>();
   private readonly syncedKinds = new Set<WatchedKind>();
 
-  constructor(options: LedgerOptions = {}) {
+  private readonly onQuiet: ((kind: WatchedKind) => void) | undefined;
+
+  /** `onQuiet`: a change was mirrored and not published (for metrics). */
+  constructor(options: LedgerOptions & { readonly onQuiet?: (kind: WatchedKind) => void } = {}) {
     this.ledger = new Ledger(options);
+    this.onQuiet = options.onQuiet;
   }
 
   get synced(): boolean {
@@ -75,7 +80,10 @@ export class MirrorState {
     const stored: Stored = { object, shards: shardsOf(object.namespace, route.sets) };
     map.set(key, stored);
     this.trackDependent(object.namespace, key, route.dependsOnSets);
-    this.ledger.setTarget(key, this.targetOf(stored));
+    // A quiet change (a pod or a claim being bound) is mirrored, not published (ADR 0090).
+    const quiet = previous !== undefined && previous.object.uid === object.uid && sameForOwners(object.kind, previous.object.body, object.body);
+    if (quiet) this.onQuiet?.(object.kind);
+    this.ledger.setTarget(key, this.targetOf(stored), quiet);
     if (setsChanged) this.rerouteNamespace(object.namespace);
     return true;
   }
