@@ -2,7 +2,8 @@
 // bundles every service from the files .dockerignore lets into the build context, the launcher selects a service
 // and health-checks it, and the bundled services, connected as their own NATS users to a nats-server running the
 // shipped configuration, take a StatefulSet to Ready on the simulator with no permission refused, no Kubernetes
-// write outside their RBAC, and every metric the dashboard queries exported.
+// write outside the calls their code is known to make, the roles granting what OwnerReferencesPermissionEnforcement
+// would ask of the owner references they wrote, and every metric the dashboard queries exported.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
@@ -12,7 +13,8 @@ import type { AddressInfo } from "node:net";
 import { join, relative } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { EXPECTED_PERMISSIONS } from "./manifests.ts";
+import { CODE_PERMISSIONS, EXPECTED_PERMISSIONS, ownerReferencesPermissionChecks } from "./manifests.ts";
+import type { OwnerRef } from "./manifests.ts";
 import { NATS_SKIP, startShippedNatsServer } from "./nats-server.ts";
 import type { ShippedNatsServer } from "./nats-server.ts";
 import { REPO_ROOT, SERVICES, metricNames, passwordVariable, readRepoFile, repoPath, repoTempDir, run, testPasswords } from "./support.ts";
@@ -245,6 +247,8 @@ describe("the bundled services under the shipped NATS permissions", { skip: NATS
         selector: { matchLabels: { app: "web" } },
         template: { metadata: { labels: { app: "web" } }, spec: { containers: [{ name: "c", image: "nginx:1.27" }] } },
         volumeClaimTemplates: [{ metadata: { name: "data" }, spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "1Gi" } } } }],
+        // The claims then carry the set's owner reference (blockOwnerDeletion), for the admission check below.
+        persistentVolumeClaimRetentionPolicy: { whenDeleted: "Delete", whenScaled: "Retain" },
       },
     };
     const created = await fetch(`${apiServer}/apis/apps/v1/namespaces/default/statefulsets`, { method: "POST", headers, body: JSON.stringify(statefulSet) });
@@ -264,20 +268,40 @@ describe("the bundled services under the shipped NATS permissions", { skip: NATS
     assert.doesNotMatch(nats?.log() ?? "", /Permissions Violation/, "a service was refused a subject it uses");
   });
 
-  it("write to Kubernetes only within their RBAC (every audited write, by User-Agent)", () => {
+  it("write to Kubernetes only with the calls their code is known to make (every audited write, by User-Agent)", async () => {
+    type ObjectRef = { apiGroup?: string; apiVersion: string; resource: string; subresource?: string; namespace?: string; name?: string };
     const records = readFileSync(join(dir, "audit.log"), "utf8")
       .split("\n")
       .filter((line) => line.trim() !== "")
-      .map((line) => JSON.parse(line) as { verb: string; userAgent?: string; objectRef?: { apiGroup?: string; resource: string; subresource?: string } });
+      .map((line) => JSON.parse(line) as { verb: string; userAgent?: string; objectRef?: ObjectRef; responseStatus?: { code?: number } });
     const seen = new Map<Service, Set<string>>();
+    const created: { service: Service; ref: ObjectRef }[] = [];
     for (const record of records) {
       const service = USER_AGENT.exec(record.userAgent ?? "")?.[1] as Service | undefined;
       if (!service || !record.objectRef) continue;
       const resource = record.objectRef.subresource ? `${record.objectRef.resource}/${record.objectRef.subresource}` : record.objectRef.resource;
       const permission = `${record.verb} ${record.objectRef.apiGroup ?? ""}/${resource}`;
-      assert.ok(EXPECTED_PERMISSIONS[service].includes(permission), `${service} did "${permission}", which its ClusterRole does not allow`);
+      assert.ok(CODE_PERMISSIONS[service].includes(permission), `${service} did "${permission}", which is not among the calls its code is known to make`);
       seen.set(service, (seen.get(service) ?? new Set()).add(permission));
+      if (record.verb === "create" && record.responseStatus?.code === 201 && record.objectRef.resource !== "events") created.push({ service, ref: record.objectRef });
     }
+    // OwnerReferencesPermissionEnforcement, applied to what the services wrote: each blocking owner reference an
+    // object they created carries now (at creation or added later by the same service) needs `update` on the
+    // owner's finalizers, which the service's role must grant.
+    const headers = { authorization: "Bearer kube-sim-admin-token" };
+    let blocking = 0;
+    for (const { service, ref } of created) {
+      const base = ref.apiGroup ? `/apis/${ref.apiGroup}/${ref.apiVersion}` : `/api/${ref.apiVersion}`;
+      const response = await fetch(`${apiServer}${base}/namespaces/${ref.namespace ?? ""}/${ref.resource}/${ref.name ?? ""}`, { headers });
+      if (response.status === 404) continue;
+      const object = (await response.json()) as { metadata: { ownerReferences?: OwnerRef[] } };
+      const after = object.metadata.ownerReferences ?? [];
+      blocking += after.filter((r) => r.blockOwnerDeletion === true).length;
+      for (const check of ownerReferencesPermissionChecks({ verb: "create", resource: `${ref.apiGroup ?? ""}/${ref.resource}`, after })) {
+        assert.ok(EXPECTED_PERMISSIONS[service].includes(check), `${service} created ${ref.resource} ${ref.name ?? ""} with owner references that need "${check}"`);
+      }
+    }
+    assert.ok(blocking >= 3 + 3 + 1, `the pods, claims and revision carry blocking owner references (${blocking} seen)`);
     assert.ok(seen.get("actor")?.has("create /pods"), "the actor created the pods");
     assert.ok(seen.get("pvc-provisioner")?.has("create /persistentvolumeclaims"), "the provisioner created the claims");
     assert.ok(seen.get("status-writer")?.has("update apps/statefulsets/status"), "the status-writer wrote status");

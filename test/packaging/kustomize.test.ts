@@ -1,13 +1,33 @@
-// deploy/ rendered with `kubectl kustomize`: both overlays render; every workload meets the restricted Pod Security
-// Standard and has probes; RBAC gives each service exactly the verbs its code uses (checked mechanically, no
-// wildcards); NATS is one node in dev and a 3-node cluster with 3 replicas per stream in prod; NetworkPolicies,
-// the actors' PodDisruptionBudget and the ServiceMonitor select what they should.
+// deploy/ rendered with `kubectl kustomize`: both overlays render, create their own namespace and use only built-in
+// kinds; every workload meets the restricted Pod Security Standard and has probes; RBAC gives each service exactly
+// the verbs its code uses plus what OwnerReferencesPermissionEnforcement asks of its owner-reference writes (checked
+// mechanically, no wildcards, nothing upstream's statefulset-controller role lacks); NATS is one node in dev and a
+// 3-node cluster with 3 replicas per stream in prod; NetworkPolicies and the PodDisruptionBudgets select what they
+// should; the optional ServiceMonitor Component scrapes every service; the image is one `images:` entry.
 import assert from "node:assert/strict";
 import { before, describe, it } from "node:test";
 import { MAX_PAYLOAD_BYTES } from "#protocol";
-import { EXPECTED_PERMISSIONS, KUBECTL_SKIP, named, ofKind, permissions, renderKustomization, rulesOf, selects } from "./manifests.ts";
+import {
+  ADMISSION_PERMISSIONS,
+  CODE_PERMISSIONS,
+  EXPECTED_PERMISSIONS,
+  KUBECTL_SKIP,
+  NOT_NEEDED_FROM_UPSTREAM,
+  OWNER_REFERENCE_WRITES,
+  UPSTREAM_STATEFULSET_CONTROLLER,
+  isBuiltIn,
+  named,
+  ofKind,
+  ownerReferencesPermissionChecks,
+  permissions,
+  renderKustomization,
+  renderEditedCopy,
+  renderOnTop,
+  rulesOf,
+  selects,
+} from "./manifests.ts";
 import type { K8sObject, PolicyRule, Selector } from "./manifests.ts";
-import { SERVICES, readRepoFile } from "./support.ts";
+import { SERVICES, parseYamlDocuments, readRepoFile } from "./support.ts";
 import type { Service } from "./support.ts";
 
 const NAMESPACE = "stsfleet-system";
@@ -98,6 +118,11 @@ for (const overlay of OVERLAYS) {
 
     before(async () => {
       objects = await renderKustomization(`overlays/${overlay}`);
+    });
+
+    it("uses only kinds an empty cluster serves: no CustomResourceDefinition needed (no ServiceMonitor by default)", () => {
+      const foreign = objects.filter((o) => !isBuiltIn(o)).map((o) => `${o.apiVersion} ${o.kind} ${o.metadata.name}`);
+      assert.deepEqual(foreign, []);
     });
 
     it("renders, into one namespace that enforces the restricted Pod Security Standard", () => {
@@ -234,6 +259,35 @@ for (const overlay of OVERLAYS) {
       assert.equal(named<Workload>(objects, "StatefulSet", "nats").spec.template.spec.automountServiceAccountToken, false);
     });
 
+    it("grants what OwnerReferencesPermissionEnforcement asks of every owner-reference write, and nothing else beyond the code's calls", () => {
+      const asked = new Map<Service, Set<string>>(SERVICES.map((service) => [service, new Set<string>()]));
+      for (const write of OWNER_REFERENCE_WRITES) {
+        const granted = permissions(rulesOf(objects, NAMESPACE, `stsfleet-${write.service}`));
+        assert.ok(granted.has(`${write.verb} ${write.resource}`), `${write.service} may ${write.verb} ${write.resource} (${write.what})`);
+        for (const check of ownerReferencesPermissionChecks(write)) {
+          assert.ok(granted.has(check), `${write.service}: "${write.what}" needs "${check}" with OwnerReferencesPermissionEnforcement`);
+          asked.get(write.service)?.add(check);
+        }
+      }
+      for (const service of SERVICES) {
+        const extra = [...(asked.get(service) ?? [])].filter((p) => !CODE_PERMISSIONS[service].includes(p)).sort();
+        assert.deepEqual(extra, [...ADMISSION_PERMISSIONS[service]].sort(), `${service}: the verbs granted only for the admission plugin`);
+      }
+    });
+
+    it("grants no service anything upstream's statefulset-controller role lacks, and says why the rest is not needed", () => {
+      const upstream = new Set(UPSTREAM_STATEFULSET_CONTROLLER);
+      const fleet = new Set<string>();
+      for (const service of SERVICES) {
+        for (const permission of permissions(rulesOf(objects, NAMESPACE, `stsfleet-${service}`))) {
+          assert.ok(upstream.has(permission), `${service} holds "${permission}", which system:controller:statefulset-controller does not`);
+          fleet.add(permission);
+        }
+      }
+      const unused = [...upstream].filter((p) => !fleet.has(p)).sort();
+      assert.deepEqual(unused, Object.keys(NOT_NEEDED_FROM_UPSTREAM).sort(), "upstream permissions no service holds");
+    });
+
     it("splits the writes: only the actor writes pods and revisions, only the pvc-provisioner claims, only the status-writer status and Events", () => {
       const writers = (resource: string) =>
         SERVICES.filter((service) => {
@@ -270,15 +324,18 @@ for (const overlay of OVERLAYS) {
       }
     });
 
-    it("has a ServiceMonitor that scrapes the metrics port of every service", () => {
+    it("has the optional ServiceMonitor Component scrape the metrics port of every service, and add nothing else", async () => {
       type Monitor = K8sObject & { spec: { selector: Selector; endpoints: { port: string; path?: string; honorLabels?: boolean }[] } };
       type Svc = K8sObject & { spec: { selector?: Record<string, string>; ports: { name?: string; port: number }[] } };
-      const monitor = named<Monitor>(objects, "ServiceMonitor", "stsfleet");
-      assert.equal(monitor.apiVersion, "monitoring.coreos.com/v1");
+      const withMonitor = await renderOnTop(`overlays/${overlay}`, { components: ["components/servicemonitor"] });
+      const added = withMonitor.filter((o) => !objects.some((p) => p.kind === o.kind && p.metadata.name === o.metadata.name));
+      assert.deepEqual(added.map((o) => `${o.apiVersion} ${o.kind}`), ["monitoring.coreos.com/v1 ServiceMonitor"]);
+      const monitor = named<Monitor>(withMonitor, "ServiceMonitor", "stsfleet");
+      assert.equal(monitor.metadata.namespace, NAMESPACE);
       assert.deepEqual(monitor.spec.endpoints.map((e) => [e.port, e.path ?? "/metrics", e.honorLabels]), [["metrics", "/metrics", true]]);
       for (const service of SERVICES) {
-        const podLabels = deploymentOf(objects, service).spec.template.metadata.labels;
-        const scraped = ofKind<Svc>(objects, "Service").filter(
+        const podLabels = deploymentOf(withMonitor, service).spec.template.metadata.labels;
+        const scraped = ofKind<Svc>(withMonitor, "Service").filter(
           (s) => selects(monitor.spec.selector, s.metadata.labels) && selects({ matchLabels: s.spec.selector ?? {} }, podLabels),
         );
         assert.equal(scraped.length, 1, `${service}: one metrics Service`);
@@ -331,6 +388,24 @@ describe("deploy/overlays: dev against prod", { skip: KUBECTL_SKIP }, () => {
       // A valid Kubernetes object can be larger than nats-server's default 1 MiB (protocol/src/limits.ts).
       assert.match(config, new RegExp(`^max_payload: ${MAX_PAYLOAD_BYTES}$`, "m"), `${overlay}: max_payload`);
     }
+  });
+
+  it("takes the prod image from one `images:` entry, stsfleet, whose one line a user sets for every service container", async () => {
+    const text = readRepoFile("deploy/overlays/prod/kustomization.yaml");
+    const kustomization = parseYamlDocuments(text)[0] as { images?: { name: string; newName?: string; newTag?: string }[] };
+    const entries = kustomization.images ?? [];
+    assert.deepEqual(entries.map((e) => e.name), ["stsfleet"], "one images: entry, named stsfleet");
+    // The four services are the Deployments; NATS is the only StatefulSet.
+    const images = (objects: readonly K8sObject[]) => [...new Set(ofKind<Workload>(objects, "Deployment").flatMap((w) => w.spec.template.spec.containers.map((c) => c.image)))];
+    assert.deepEqual(images(await renderKustomization("overlays/prod")), [`${entries[0]?.newName}:${entries[0]?.newTag}`]);
+    // What `kustomize edit set image stsfleet=ghcr.io/example/stsfleet:1.2.3` (or editing the line) leaves, on a copy.
+    const lines = text.split("\n").filter((line) => /^\s*- \{name: stsfleet,/.test(line));
+    assert.equal(lines.length, 1, "the entry is one line");
+    const edited = text.replace(lines[0] ?? "", '  - {name: stsfleet, newName: ghcr.io/example/stsfleet, newTag: "1.2.3"}');
+    const mine = await renderEditedCopy({ "overlays/prod/kustomization.yaml": edited }, "overlays/prod");
+    assert.deepEqual(images(mine), ["ghcr.io/example/stsfleet:1.2.3"]);
+    const nats = named<Workload>(mine, "StatefulSet", "nats").spec.template.spec.containers.map((c) => c.image);
+    assert.ok(nats.every((image) => image.startsWith("nats:")), "the NATS image is not touched");
   });
 
   it("keeps three actors in prod", async () => {

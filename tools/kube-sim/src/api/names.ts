@@ -224,6 +224,12 @@ export const nameIsDNSSubdomain: NameValidator = (name, prefix) => isDNS1123Subd
 export const nameIsDNSLabel: NameValidator = (name, prefix) => isDNS1123Label(prefix ? maskTrailingDash(name) : name);
 export const nameIsDNS1035Label: NameValidator = (name, prefix) => isDNS1035Label(prefix ? maskTrailingDash(name) : name);
 
+/** apimachinery path.ValidatePathSegmentName (RBAC names such as `system:controller:statefulset-controller`). */
+export const nameIsPathSegment: NameValidator = (name, prefix) => {
+  if (!prefix) for (const illegal of [".", ".."]) if (name === illegal) return [`may not be '${illegal}'`];
+  return ["/", "%"].filter((illegal) => name.includes(illegal)).map((illegal) => `may not contain '${illegal}'`);
+};
+
 /** `IsValidIP` (net.ParseIP): dotted IPv4 or IPv6. */
 export function isValidIP(value: string): boolean {
   return isIPv4(value) || isIPv6(value);

@@ -87,6 +87,19 @@ function seed(info: ResourceInfo): JsonObject {
       return { metadata: META, spec: { holderIdentity: "h", leaseDurationSeconds: 15, leaseTransitions: 0 } };
     case "nodes":
       return { metadata: { name: "n" }, status: { capacity: { cpu: "4", memory: "8Gi" } } };
+    case "secrets":
+      return { metadata: META, type: "Opaque", data: { a: "eA==" }, stringData: { b: "y" } };
+    case "deployments":
+      return {
+        metadata: META,
+        spec: {
+          replicas: 2,
+          selector: { matchLabels: { app: "x" } },
+          template: { metadata: { labels: { app: "x" } }, spec: POD_SPEC },
+          strategy: { type: "RollingUpdate", rollingUpdate: { maxUnavailable: 1, maxSurge: "25%" } },
+        },
+        status: { replicas: 2, readyReplicas: 1, observedGeneration: 1 },
+      };
     case "unknown":
       return { metadata: META };
   }

@@ -75,6 +75,9 @@ export function visitQuantities(resource: ResourceId, obj: JsonObject, visit: Qu
       }
       return;
     }
+    case "deployments":
+      visitPodSpecQuantities(getObject(getObject(getObject(obj, "spec"), "template"), "spec"), visit);
+      return;
     case "statefulsets": {
       const spec = getObject(obj, "spec");
       visitPodSpecQuantities(getObject(getObject(spec, "template"), "spec"), visit);
@@ -99,6 +102,7 @@ export function visitQuantities(resource: ResourceId, obj: JsonObject, visit: Qu
     case "events":
     case "controllerrevisions":
     case "leases":
+    case "secrets":
     case "unknown":
       return;
   }

@@ -49,10 +49,22 @@ export const RESOURCES: readonly ResourceInfo[] = [
   info("", "services", "Service", true, { shortNames: ["svc"], subresources: ["status"], categories: ["all"] }),
   info("", "configmaps", "ConfigMap", true, { shortNames: ["cm"] }),
   info("", "events", "Event", true, { shortNames: ["ev"] }),
+  info("", "secrets", "Secret", true),
+  info("", "serviceaccounts", "ServiceAccount", true, { shortNames: ["sa"] }),
   info("apps", "statefulsets", "StatefulSet", true, { shortNames: ["sts"], subresources: ["scale", "status"], categories: ["all"] }),
   info("apps", "controllerrevisions", "ControllerRevision", true),
+  // What a deployment of stsfleet itself holds (deploy/), served so that `kubectl apply -k` works on an empty
+  // simulator (ADR 0091): Deployments and Secrets with their defaults and validation, the other kinds generically.
+  // No controller acts on them (a Deployment makes no pods); a Deployment's /scale is not served.
+  info("apps", "deployments", "Deployment", true, { shortNames: ["deploy"], subresources: ["status"], categories: ["all"] }),
   info("coordination.k8s.io", "leases", "Lease", true),
   info("events.k8s.io", "events", "Event", true, { shortNames: ["ev"] }),
+  info("networking.k8s.io", "networkpolicies", "NetworkPolicy", true, { shortNames: ["netpol"] }),
+  info("policy", "poddisruptionbudgets", "PodDisruptionBudget", true, { shortNames: ["pdb"] }),
+  info("rbac.authorization.k8s.io", "clusterrolebindings", "ClusterRoleBinding", false),
+  info("rbac.authorization.k8s.io", "clusterroles", "ClusterRole", false),
+  info("rbac.authorization.k8s.io", "rolebindings", "RoleBinding", true),
+  info("rbac.authorization.k8s.io", "roles", "Role", true),
 ];
 
 /** `group/version`, or just the version for the legacy core group. */
@@ -77,6 +89,8 @@ export type ResourceId =
   | "statefulsets"
   | "controllerrevisions"
   | "leases"
+  | "secrets"
+  | "deployments"
   | "unknown";
 
 /** Which served type a ResourceInfo denotes (both Event APIs are one type with two views). */
@@ -94,6 +108,8 @@ export function resourceId(resource: Pick<ResourceInfo, "group" | "resource">): 
     "apps/statefulsets": "statefulsets",
     "apps/controllerrevisions": "controllerrevisions",
     "coordination.k8s.io/leases": "leases",
+    "/secrets": "secrets",
+    "apps/deployments": "deployments",
   };
   return known[`${resource.group}/${resource.resource}`] ?? "unknown";
 }

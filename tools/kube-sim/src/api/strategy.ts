@@ -3,6 +3,7 @@
 // BeforeUpdate metadata rules and each type's strategy PrepareForCreate / PrepareForUpdate.
 
 import { defaultPodOnly, defaultPodSpec, admitDefaultTolerations, admitPriority, preparePodCreate } from "./defaults/pod.ts";
+import { defaultDeployment } from "./defaults/deployment.ts";
 import { defaultStatefulSet, dropDisabledStatefulSetFields } from "./defaults/statefulset.ts";
 import {
   PV_PROTECTION_FINALIZER,
@@ -15,6 +16,7 @@ import {
 } from "./defaults/storage.ts";
 import {
   defaultNode,
+  defaultSecret,
   defaultService,
   keepAllocatedServiceValues,
   labelNamespaceName,
@@ -31,12 +33,13 @@ import { normalizeObject } from "./schema.ts";
 import { formatLabelSelector } from "./selector.ts";
 
 /** Resources whose strategy maintains `metadata.generation` (set to 1 on create, bumped on spec change). */
-export const GENERATION_TRACKED: ReadonlySet<ResourceId> = new Set<ResourceId>(["pods", "statefulsets"]);
+export const GENERATION_TRACKED: ReadonlySet<ResourceId> = new Set<ResourceId>(["pods", "statefulsets", "deployments"]);
 
 /** Resources whose status lives behind a /status subresource (main-resource updates keep the old one). */
 const STATUS_KEPT: ReadonlySet<ResourceId> = new Set<ResourceId>([
   "pods",
   "statefulsets",
+  "deployments",
   "persistentvolumeclaims",
   "persistentvolumes",
   "namespaces",
@@ -76,6 +79,12 @@ function decodeAndDefault(id: ResourceId, obj: JsonObject, options: ApiOptions):
       return;
     case "nodes":
       defaultNode(obj);
+      return;
+    case "secrets":
+      defaultSecret(obj);
+      return;
+    case "deployments":
+      defaultDeployment(obj);
       return;
     case "configmaps":
     case "events":
@@ -144,6 +153,11 @@ export function prepareForCreate(info: ResourceInfo, obj: Record<string, unknown
       set(out, "status", {});
       normalizeServiceNetworking(out);
       break;
+    case "deployments":
+      set(out, "status", {});
+      set(metadata, "generation", 1);
+      break;
+    case "secrets":
     case "nodes":
     case "configmaps":
     case "events":
@@ -209,7 +223,9 @@ export function prepareForUpdate(
       keepAllocatedServiceValues(out, old);
       normalizeServiceNetworking(out);
     }
-    if (GENERATION_TRACKED.has(id) && specChanged(out, old)) {
+    // The Deployment strategy also counts an annotation change (the rollback annotation of old).
+    const annotationsChanged = id === "deployments" && !semanticEqual(get(metadata, "annotations") ?? {}, get(getObject(old, "metadata"), "annotations") ?? {});
+    if (GENERATION_TRACKED.has(id) && (specChanged(out, old) || annotationsChanged)) {
       set(metadata, "generation", (getNumber(getObject(old, "metadata"), "generation") ?? 0) + 1);
     }
   }

@@ -17,6 +17,7 @@ function key(info: Kind): string {
 const STATUS_SPLIT: ReadonlySet<string> = new Set([
   "/pods",
   "apps/statefulsets",
+  "apps/deployments",
   "/persistentvolumeclaims",
   "/persistentvolumes",
   "/namespaces",
@@ -48,6 +49,13 @@ const ZERO: Readonly<Record<string, JsonObject>> = {
   "events.k8s.io/events": { metadata: {}, eventTime: null, regarding: {}, deprecatedSource: {}, deprecatedFirstTimestamp: null, deprecatedLastTimestamp: null },
   "coordination.k8s.io/leases": { metadata: {}, spec: {} },
   "apps/controllerrevisions": { metadata: {}, data: null },
+  "apps/deployments": { metadata: {}, spec: { selector: null, template: { metadata: {}, spec: { containers: null } }, strategy: {} }, status: {} },
+  "policy/poddisruptionbudgets": { metadata: {}, spec: {}, status: { disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 } },
+  "networking.k8s.io/networkpolicies": { metadata: {}, spec: { podSelector: {} } },
+  "rbac.authorization.k8s.io/clusterroles": { metadata: {}, rules: null },
+  "rbac.authorization.k8s.io/roles": { metadata: {}, rules: null },
+  "rbac.authorization.k8s.io/clusterrolebindings": { metadata: {}, roleRef: { apiGroup: "", kind: "", name: "" } },
+  "rbac.authorization.k8s.io/rolebindings": { metadata: {}, roleRef: { apiGroup: "", kind: "", name: "" } },
 };
 
 /** The object a create is compared with (a fresh copy: callers may keep it). */

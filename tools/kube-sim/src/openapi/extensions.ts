@@ -30,3 +30,15 @@ export function listSemantics(model: string, field: string): ListSemantics | und
   if (meta.mergeKey !== undefined) return { mergeKey: meta.mergeKey, strategy, listType: "map", mapKeys: [meta.mergeKey] };
   return { strategy, listType: "set" };
 }
+
+/**
+ * The `x-kubernetes-patch-strategy` of a field that is not a list (`retainKeys` on a Deployment's `spec.strategy`,
+ * `replace` on a PodDisruptionBudget's `spec.selector`), which kubectl reads to compute its patches.
+ */
+export function fieldPatchStrategy(model: string, field: string): string | undefined {
+  const structs = STRATEGIC_MERGE_STRUCTS as unknown as Record<string, { fields: Record<string, FieldMeta> } | undefined>;
+  const meta = structs[structName(model)]?.fields[field];
+  if (meta === undefined) return undefined;
+  if (meta.retainKeys === true) return meta.strategy === undefined ? "retainKeys" : `${meta.strategy},retainKeys`;
+  return meta.strategy;
+}

@@ -8,7 +8,7 @@ import type { ResourceInfo } from "../resources.ts";
 import { RESOURCES, groupVersion } from "../resources.ts";
 import type { FieldDoc } from "./descriptions.ts";
 import { definitionDoc, fieldDoc } from "./descriptions.ts";
-import { listSemantics } from "./extensions.ts";
+import { fieldPatchStrategy, listSemantics } from "./extensions.ts";
 import { OPENAPI_V2_PROTOBUF_CONTENT_TYPE, prefersOpenApiV2Protobuf } from "./media.ts";
 import type { FieldType } from "./models.ts";
 import { modelAttributes, parseFieldType, rootModel } from "./models.ts";
@@ -77,7 +77,14 @@ class SchemaBuilder {
     const properties: Record<string, Schema> = {};
     for (const attr of attrs) {
       let prop = this.fieldSchema(parseFieldType(attr.type, attr.format));
-      const semantics = parseFieldType(attr.type).kind === "array" ? listSemantics(model, attr.baseName) : undefined;
+      const isList = parseFieldType(attr.type).kind === "array";
+      const semantics = isList ? listSemantics(model, attr.baseName) : undefined;
+      const strategy = isList ? undefined : fieldPatchStrategy(model, attr.baseName);
+      if (strategy !== undefined) {
+        // OpenAPI 3.0 ignores the siblings of a `$ref`: as upstream, the reference goes into allOf.
+        if (this.style === "v3" && prop["$ref"] !== undefined) prop = { allOf: [prop] };
+        prop["x-kubernetes-patch-strategy"] = strategy;
+      }
       if (semantics !== undefined) {
         if (semantics.mergeKey !== undefined) prop["x-kubernetes-patch-merge-key"] = semantics.mergeKey;
         if (semantics.strategy !== undefined) prop["x-kubernetes-patch-strategy"] = semantics.strategy;

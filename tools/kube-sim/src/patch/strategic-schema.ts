@@ -4,7 +4,10 @@
 // Source (transcribed, not invented; checked against kubectl v1.32 `kubectl patch --local`, see vectors/):
 //   k8s.io/api/core/v1/types.go                       Pod, PodSpec, Container, EphemeralContainer(Common), PodStatus,
 //                                                     ContainerStatus, Service*, PersistentVolumeClaim*, Namespace*
-//   k8s.io/api/apps/v1/types.go                       StatefulSet, StatefulSetSpec, StatefulSetStatus
+//   k8s.io/api/core/v1/types.go (cont.)               ServiceAccount (secrets merge by name)
+//   k8s.io/api/apps/v1/types.go                       StatefulSet, StatefulSetSpec, StatefulSetStatus, Deployment,
+//                                                     DeploymentSpec (strategy retainKeys), DeploymentStatus
+//   k8s.io/api/policy/v1/types.go                     PodDisruptionBudget, its Spec (selector replace) and Status
 //   k8s.io/apimachinery/pkg/apis/meta/v1/types.go     ObjectMeta
 //   k8s.io/apimachinery/pkg/runtime/types.go          RawExtension (ControllerRevision.data)
 //
@@ -106,6 +109,21 @@ export const STRATEGIC_MERGE_STRUCTS = {
   StatefulSetSpec: { fields: { template: { type: "PodTemplateSpec" } } },
   StatefulSetStatus: { fields: { conditions: CONDITIONS } },
   ControllerRevision: { fields: { metadata: { type: "ObjectMeta" }, data: { type: "RawExtension" } } },
+  Deployment: {
+    fields: { metadata: { type: "ObjectMeta" }, spec: { type: "DeploymentSpec" }, status: { type: "DeploymentStatus" } },
+  },
+  DeploymentSpec: { fields: { template: { type: "PodTemplateSpec" }, strategy: { retainKeys: true } } },
+  DeploymentStatus: { fields: { conditions: CONDITIONS } },
+
+  // core/v1 (cont.)
+  ServiceAccount: { fields: { metadata: { type: "ObjectMeta" }, secrets: MERGE_BY_NAME } },
+
+  // policy/v1
+  PodDisruptionBudget: {
+    fields: { metadata: { type: "ObjectMeta" }, spec: { type: "PodDisruptionBudgetSpec" }, status: { type: "PodDisruptionBudgetStatus" } },
+  },
+  PodDisruptionBudgetSpec: { fields: { selector: { strategy: "replace" } } },
+  PodDisruptionBudgetStatus: { fields: { conditions: CONDITIONS } },
 } as const satisfies Record<string, StructPatchMeta>;
 
 export type StructName = keyof typeof STRATEGIC_MERGE_STRUCTS;
@@ -125,6 +143,15 @@ export const STRATEGIC_MERGE_KINDS: Readonly<Record<string, StructName>> = {
   "autoscaling/v1/Scale": "ObjectWithMetadata",
   "apps/v1/StatefulSet": "StatefulSet",
   "apps/v1/ControllerRevision": "ControllerRevision",
+  "apps/v1/Deployment": "Deployment",
+  "v1/Secret": "ObjectWithMetadata",
+  "v1/ServiceAccount": "ServiceAccount",
+  "policy/v1/PodDisruptionBudget": "PodDisruptionBudget",
+  "networking.k8s.io/v1/NetworkPolicy": "ObjectWithMetadata",
+  "rbac.authorization.k8s.io/v1/ClusterRole": "ObjectWithMetadata",
+  "rbac.authorization.k8s.io/v1/ClusterRoleBinding": "ObjectWithMetadata",
+  "rbac.authorization.k8s.io/v1/Role": "ObjectWithMetadata",
+  "rbac.authorization.k8s.io/v1/RoleBinding": "ObjectWithMetadata",
 };
 
 /** The struct for a kind; a kind not in the table still gets ObjectMeta semantics for metadata. */

@@ -43,10 +43,17 @@ export interface KindEntry {
 
 /** The group versions the simulator serves (and the proto package of their types). */
 const SERVED_GROUP_VERSIONS: readonly { apiVersion: string; pkg: string; kinds: readonly string[] }[] = [
-  { apiVersion: "v1", pkg: "core.v1", kinds: ["Namespace", "Node", "Pod", "PersistentVolumeClaim", "PersistentVolume", "Service", "ConfigMap", "Event"] },
-  { apiVersion: "apps/v1", pkg: "apps.v1", kinds: ["StatefulSet", "ControllerRevision"] },
+  {
+    apiVersion: "v1",
+    pkg: "core.v1",
+    kinds: ["Namespace", "Node", "Pod", "PersistentVolumeClaim", "PersistentVolume", "Service", "ConfigMap", "Event", "Secret", "ServiceAccount"],
+  },
+  { apiVersion: "apps/v1", pkg: "apps.v1", kinds: ["StatefulSet", "ControllerRevision", "Deployment"] },
   { apiVersion: "coordination.k8s.io/v1", pkg: "coordination.v1", kinds: ["Lease"] },
   { apiVersion: "events.k8s.io/v1", pkg: "events.v1", kinds: ["Event"] },
+  { apiVersion: "networking.k8s.io/v1", pkg: "networking.v1", kinds: ["NetworkPolicy"] },
+  { apiVersion: "policy/v1", pkg: "policy.v1", kinds: ["PodDisruptionBudget"] },
+  { apiVersion: "rbac.authorization.k8s.io/v1", pkg: "rbac.v1", kinds: ["ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding"] },
 ];
 
 function buildKinds(): KindEntry[] {
@@ -62,7 +69,7 @@ function buildKinds(): KindEntry[] {
   kinds.push({ apiVersion: "policy/v1", kind: "Eviction", message: "policy.v1.Eviction" });
   // metav1.AddToGroupVersion registers the option types in every group version; client-go's typed delete sends
   // DeleteOptions with its client's group version.
-  for (const apiVersion of [...SERVED_GROUP_VERSIONS.map((gv) => gv.apiVersion), "meta.k8s.io/v1", "policy/v1", "autoscaling/v1"]) {
+  for (const apiVersion of new Set([...SERVED_GROUP_VERSIONS.map((gv) => gv.apiVersion), "meta.k8s.io/v1", "policy/v1", "autoscaling/v1"])) {
     kinds.push({ apiVersion, kind: "DeleteOptions", message: "meta.v1.DeleteOptions" });
   }
   return kinds;

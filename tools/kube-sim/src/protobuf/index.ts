@@ -2,11 +2,11 @@
 import { KubeProtobuf } from "./envelope.ts";
 import { APPS_V1 } from "./schema/apps-v1.ts";
 import { CORE_V1 } from "./schema/core-v1.ts";
-import { AUTOSCALING_V1, COORDINATION_V1, EVENTS_V1, POLICY_V1 } from "./schema/groups.ts";
+import { AUTOSCALING_V1, COORDINATION_V1, EVENTS_V1, NETWORKING_V1, POLICY_V1, RBAC_V1 } from "./schema/groups.ts";
 import { META_V1 } from "./schema/meta-v1.ts";
 import type { SchemaTable } from "./schema/types.ts";
 
-export const TABLES: readonly SchemaTable[] = [META_V1, CORE_V1, APPS_V1, COORDINATION_V1, EVENTS_V1, AUTOSCALING_V1, POLICY_V1];
+export const TABLES: readonly SchemaTable[] = [META_V1, CORE_V1, APPS_V1, COORDINATION_V1, EVENTS_V1, AUTOSCALING_V1, POLICY_V1, NETWORKING_V1, RBAC_V1];
 
 let instance: KubeProtobuf | undefined;
 

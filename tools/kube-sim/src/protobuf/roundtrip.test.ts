@@ -33,6 +33,15 @@ const EVENTS_V1 = mustFind("events.k8s.io", "events");
 const STATEFULSETS = mustFind("apps", "statefulsets");
 const REVISIONS = mustFind("apps", "controllerrevisions");
 const LEASES = mustFind("coordination.k8s.io", "leases");
+const SECRETS = mustFind("", "secrets");
+const SERVICE_ACCOUNTS = mustFind("", "serviceaccounts");
+const DEPLOYMENTS = mustFind("apps", "deployments");
+const PDBS = mustFind("policy", "poddisruptionbudgets");
+const NETWORK_POLICIES = mustFind("networking.k8s.io", "networkpolicies");
+const CLUSTER_ROLES = mustFind("rbac.authorization.k8s.io", "clusterroles");
+const CLUSTER_ROLE_BINDINGS = mustFind("rbac.authorization.k8s.io", "clusterrolebindings");
+const ROLES = mustFind("rbac.authorization.k8s.io", "roles");
+const ROLE_BINDINGS = mustFind("rbac.authorization.k8s.io", "rolebindings");
 
 /** What protobuf carries of `obj`: the same, without the type meta of embedded kinds. */
 function wireForm(obj: Json): Json {
@@ -170,6 +179,39 @@ describe("protobuf round trip of every served kind", () => {
       status: { observedGeneration: 1, replicas: 3, readyReplicas: 2, currentReplicas: 3, updatedReplicas: 3, availableReplicas: 2, currentRevision: "web-7d4b9c", updateRevision: "web-7d4b9c", collisionCount: 0, conditions: [{ type: "Ready", status: "False", lastTransitionTime: "2026-12-02T04:00:00Z", reason: "Waiting", message: "1 pod not ready" }] },
     }, WRITE);
     r.create(REVISIONS, "rt", { apiVersion: "apps/v1", kind: "ControllerRevision", metadata: { name: "web-7d4b9c", labels: { "controller.kubernetes.io/hash": "7d4b9c" } }, data: { spec: { template: { $patch: "replace", spec: { containers: [{ name: "app", image: "nginx:1.27" }] } } } }, revision: 3 }, WRITE);
+    // What deploy/ holds: a Deployment, its ServiceAccount and RBAC, a Secret, a PodDisruptionBudget, NetworkPolicies.
+    r.create(SECRETS, "rt", { apiVersion: "v1", kind: "Secret", metadata: { name: "creds" }, stringData: { actor: "p0123", empty: "" }, data: { "b.bin": Buffer.from([0, 255]).toString("base64") } }, WRITE);
+    r.create(SECRETS, "rt", { apiVersion: "v1", kind: "Secret", metadata: { name: "tls" }, type: "kubernetes.io/tls", data: { "tls.crt": "Y3J0", "tls.key": "a2V5" }, immutable: true }, WRITE);
+    r.create(SERVICE_ACCOUNTS, "rt", { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: "actor" }, automountServiceAccountToken: false, imagePullSecrets: [{ name: "registry" }], secrets: [{ name: "creds" }] }, WRITE);
+    r.create(DEPLOYMENTS, "rt", {
+      apiVersion: "apps/v1",
+      kind: "Deployment",
+      metadata: { name: "actor", labels: { app: "actor" } },
+      spec: { replicas: 0, selector: { matchLabels: { app: "actor" } }, template: { metadata: { labels: { app: "actor" } }, spec: podSpec("stsfleet:0.1.0", "data") }, strategy: { type: "RollingUpdate", rollingUpdate: { maxUnavailable: 0, maxSurge: "50%" } }, revisionHistoryLimit: 0, paused: true },
+    }, WRITE);
+    r.create(DEPLOYMENTS, "rt", { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "recreate" }, spec: { selector: { matchExpressions: [{ key: "app", operator: "In", values: ["r"] }] }, template: { metadata: { labels: { app: "r" } }, spec: { containers: [{ name: "c", image: "busybox" }] } }, strategy: { type: "Recreate" }, minReadySeconds: 5 } }, WRITE);
+    r.update(DEPLOYMENTS, "rt", "actor", "status", {
+      ...served(sim, DEPLOYMENTS, "rt", "actor"),
+      status: { observedGeneration: 1, replicas: 2, updatedReplicas: 1, readyReplicas: 1, availableReplicas: 1, unavailableReplicas: 1, collisionCount: 0, conditions: [{ type: "Available", status: "False", lastUpdateTime: "2026-12-02T04:00:00Z", lastTransitionTime: "2026-12-02T04:00:00Z", reason: "MinimumReplicasUnavailable", message: "not enough" }] },
+    }, WRITE);
+    r.create(PDBS, "rt", { apiVersion: "policy/v1", kind: "PodDisruptionBudget", metadata: { name: "actor" }, spec: { maxUnavailable: 1, selector: { matchLabels: { app: "actor" } }, unhealthyPodEvictionPolicy: "AlwaysAllow" } }, WRITE);
+    r.create(PDBS, "rt", { apiVersion: "policy/v1", kind: "PodDisruptionBudget", metadata: { name: "half" }, spec: { minAvailable: "50%", selector: {} }, status: { disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 1, expectedPods: 2, disruptedPods: { "web-0": "2026-12-02T04:00:00Z" } } }, WRITE);
+    r.create(NETWORK_POLICIES, "rt", { apiVersion: "networking.k8s.io/v1", kind: "NetworkPolicy", metadata: { name: "default-deny" }, spec: { podSelector: {}, policyTypes: ["Ingress", "Egress"] } }, WRITE);
+    r.create(NETWORK_POLICIES, "rt", {
+      apiVersion: "networking.k8s.io/v1",
+      kind: "NetworkPolicy",
+      metadata: { name: "services" },
+      spec: {
+        podSelector: { matchExpressions: [{ key: "app", operator: "In", values: ["actor", "watcher"] }] },
+        ingress: [{ from: [{ namespaceSelector: { matchLabels: { metrics: "enabled" } } }], ports: [{ protocol: "TCP", port: 8080 }] }],
+        egress: [{ to: [{ podSelector: { matchLabels: { app: "nats" } } }, { ipBlock: { cidr: "10.0.0.0/8", except: ["10.1.0.0/16"] } }], ports: [{ port: "client" }, { protocol: "UDP", port: 53, endPort: 54 }] }, { ports: [{ port: 443 }] }],
+      },
+    }, WRITE);
+    r.create(CLUSTER_ROLES, "", { apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRole", metadata: { name: "system:controller:actor" }, rules: [{ apiGroups: [""], resources: ["pods"], verbs: ["get", "create"] }, { apiGroups: ["apps"], resources: ["statefulsets/finalizers"], resourceNames: ["web"], verbs: ["update"] }, { nonResourceURLs: ["/healthz"], verbs: ["get"] }] }, WRITE);
+    r.create(CLUSTER_ROLES, "", { apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRole", metadata: { name: "aggregate" }, aggregationRule: { clusterRoleSelectors: [{ matchLabels: { "rbac.example.com/aggregate": "true" } }] } }, WRITE);
+    r.create(CLUSTER_ROLE_BINDINGS, "", { apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRoleBinding", metadata: { name: "actor" }, roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "system:controller:actor" }, subjects: [{ kind: "ServiceAccount", name: "actor", namespace: "rt" }, { kind: "Group", apiGroup: "rbac.authorization.k8s.io", name: "admins" }] }, WRITE);
+    r.create(ROLES, "rt", { apiVersion: "rbac.authorization.k8s.io/v1", kind: "Role", metadata: { name: "reader" }, rules: [{ apiGroups: [""], resources: ["configmaps"], verbs: ["get", "list", "watch"] }] }, WRITE);
+    r.create(ROLE_BINDINGS, "rt", { apiVersion: "rbac.authorization.k8s.io/v1", kind: "RoleBinding", metadata: { name: "reader" }, roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: "reader" }, subjects: [{ kind: "User", apiGroup: "rbac.authorization.k8s.io", name: "alice" }] }, WRITE);
     r.create(LEASES, "rt", { apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name: "leader" }, spec: { holderIdentity: "actor-1", leaseDurationSeconds: 15, acquireTime: "2026-12-02T04:00:00.000000Z", renewTime: "2026-12-02T04:00:05.123456Z", leaseTransitions: 0 } }, WRITE);
     r.create(CORE_EVENTS, "rt", {
       apiVersion: "v1",

@@ -1,4 +1,4 @@
-// Namespace, Service and Node defaulting with the parts of their strategies and REST storage that shape
+// Namespace, Service, Node and Secret defaulting with the parts of their strategies and REST storage that shape
 // what is stored (namespace finalizer and name label; Service cluster-IP/IP-family normalization).
 
 import { isIPv4, isValidIP } from "../names.ts";
@@ -147,4 +147,20 @@ export function defaultNode(node: JsonObject): void {
   if (status === undefined) return;
   const capacity = get(status, "capacity");
   if (isObject(capacity) && get(status, "allocatable") === undefined) set(status, "allocatable", capacity);
+}
+
+/**
+ * What a Secret gets on its way in: `stringData` overwrites `data` key by key (Convert_v1_Secret_To_core_Secret; the
+ * field is write-only and never stored or served), then SetDefaults_Secret's type Opaque.
+ */
+export function defaultSecret(secret: JsonObject): void {
+  const stringData = get(secret, "stringData");
+  remove(secret, "stringData");
+  if (isObject(stringData) && Object.keys(stringData).length > 0) {
+    const data = ensureObject(secret, "data");
+    for (const [key, value] of Object.entries(stringData)) {
+      set(data, key, Buffer.from(typeof value === "string" ? value : "", "utf8").toString("base64"));
+    }
+  }
+  setDefaultString(secret, "type", "Opaque");
 }

@@ -1,4 +1,4 @@
-// Namespace, Service, ConfigMap, Event (both APIs), Lease and Node validation (core validation.go,
+// Namespace, Service, ConfigMap, Secret, Event (both APIs), Lease and Node validation (core validation.go,
 // core/validation/events.go, coordination/validation).
 
 import { child, duplicate, forbidden, index, invalid, invalidEach, key, notSupported, required, tooLong, type Cause } from "../field.ts";
@@ -263,6 +263,51 @@ export function validateConfigMapUpdate(configMap: JsonObject, old: JsonObject):
     }
   }
   return [...causes, ...validateConfigMap(configMap)];
+}
+
+const MAX_SECRET_BYTES = 1024 * 1024;
+
+/** Keys the typed Secrets must carry (core validation ValidateSecret; the docker config types are not checked). */
+function validateSecretType(secret: JsonObject, data: JsonObject): Cause[] {
+  const has = (name: string) => Object.hasOwn(data, name);
+  switch (str(secret, "type")) {
+    case "kubernetes.io/service-account-token": {
+      const annotations = getObject(getObject(secret, "metadata"), "annotations");
+      return str(annotations, "kubernetes.io/service-account.name") === "" ? [required(key("metadata.annotations", "kubernetes.io/service-account.name"))] : [];
+    }
+    case "kubernetes.io/basic-auth":
+      return has("username") || has("password") ? [] : [required(key("data", "username")), required(key("data", "password"))];
+    case "kubernetes.io/ssh-auth":
+      return has("ssh-privatekey") ? [] : [required(key("data", "ssh-privatekey"))];
+    case "kubernetes.io/tls":
+      return [...(has("tls.crt") ? [] : [required(key("data", "tls.crt"))]), ...(has("tls.key") ? [] : [required(key("data", "tls.key"))])];
+    default:
+      return [];
+  }
+}
+
+/** ValidateSecret (after stringData was folded into data, as the conversion does). */
+export function validateSecret(secret: JsonObject): Cause[] {
+  const causes = validateObjectMeta(getObject(secret, "metadata"), true, nameIsDNSSubdomain);
+  const data = getObject(secret, "data") ?? {};
+  let totalBytes = 0;
+  for (const name of sortedKeys(data)) {
+    causes.push(...invalidEach(key("data", name), name, isConfigMapKey(name)));
+    totalBytes += base64Bytes(data[name]);
+  }
+  if (totalBytes > MAX_SECRET_BYTES) causes.push(tooLong("data", MAX_SECRET_BYTES));
+  return [...causes, ...validateSecretType(secret, data)];
+}
+
+/** ValidateSecretUpdate: the type never changes, an immutable Secret keeps its data. */
+export function validateSecretUpdate(secret: JsonObject, old: JsonObject): Cause[] {
+  const causes = validateObjectMetaUpdate(getObject(secret, "metadata"), getObject(old, "metadata"));
+  causes.push(...validateImmutable(str(secret, "type"), str(old, "type"), "type"));
+  if (get(old, "immutable") === true) {
+    if (get(secret, "immutable") !== true) causes.push(forbidden("immutable", "field is immutable when `immutable` is set"));
+    if (!semanticEqual(get(secret, "data"), get(old, "data"))) causes.push(forbidden("data", "field is immutable when `immutable` is set"));
+  }
+  return [...causes, ...validateSecret(secret)];
 }
 
 const REPORTING_INSTANCE_LIMIT = 128;

@@ -3,7 +3,7 @@
 import type { Cause } from "../field.ts";
 import { toCoreEvent } from "../events.ts";
 import { getObject, isObject, type JsonObject } from "../json.ts";
-import { nameIsDNSSubdomain } from "../names.ts";
+import { nameIsDNSSubdomain, nameIsPathSegment, type NameValidator } from "../names.ts";
 import { resourceId, type ResourceInfo } from "../resources.ts";
 import {
   validateConfigMap,
@@ -15,9 +15,12 @@ import {
   validateNamespaceFinalizeUpdate,
   validateNamespaceStatusUpdate,
   validateNode,
+  validateSecret,
+  validateSecretUpdate,
   validateService,
   validateServiceUpdate,
 } from "./core.ts";
+import { validateDeployment, validateDeploymentStatusUpdate, validateDeploymentUpdate } from "./deployment.ts";
 import { validateObjectMeta, validateObjectMetaUpdate } from "./meta.ts";
 import { validatePodCreate, validatePodStatusUpdate, validatePodUpdate } from "./pod.ts";
 import {
@@ -39,6 +42,14 @@ import {
 
 function asObject(value: unknown): JsonObject {
   return isObject(value) ? value : {};
+}
+
+/**
+ * The name rule of a kind served generically (its metadata is validated, not its body): RBAC objects are named by
+ * path segments (ValidateRBACName), the others (ServiceAccount, PodDisruptionBudget, NetworkPolicy) by DNS subdomains.
+ */
+function genericNameRule(info: ResourceInfo): NameValidator {
+  return info.group === "rbac.authorization.k8s.io" ? nameIsPathSegment : nameIsDNSSubdomain;
 }
 
 function storageForm(info: ResourceInfo, obj: unknown): JsonObject {
@@ -72,8 +83,12 @@ export function validateCreate(info: ResourceInfo, obj: unknown): Cause[] {
       return validateLease(object);
     case "nodes":
       return validateNode(object);
+    case "secrets":
+      return validateSecret(object);
+    case "deployments":
+      return validateDeployment(object);
     case "unknown":
-      return validateObjectMeta(getObject(object, "metadata"), info.namespaced, nameIsDNSSubdomain);
+      return validateObjectMeta(getObject(object, "metadata"), info.namespaced, genericNameRule(info));
   }
 }
 
@@ -93,7 +108,10 @@ function validateStatusUpdate(info: ResourceInfo, object: JsonObject, old: JsonO
       return validateVolumeStatusUpdate(object, old);
     case "namespaces":
       return validateNamespaceStatusUpdate(object, old);
+    case "deployments":
+      return validateDeploymentStatusUpdate(object, old);
     case "services":
+    case "secrets":
     case "nodes":
     case "configmaps":
     case "events":
@@ -128,6 +146,10 @@ function validateMainUpdate(info: ResourceInfo, object: JsonObject, old: JsonObj
       return [...metadataUpdate(object, old), ...validateLease(object)];
     case "nodes":
       return [...metadataUpdate(object, old), ...validateNode(object)];
+    case "secrets":
+      return validateSecretUpdate(object, old);
+    case "deployments":
+      return validateDeploymentUpdate(object, old);
     case "unknown":
       return metadataUpdate(object, old);
   }

@@ -254,3 +254,18 @@ export function labelSelectorValue(selector: unknown): JsonObject | null {
   }
   return out;
 }
+
+/**
+ * A workload's `spec.selector`: required, a valid label selector, and not empty (upstream's "empty selector is
+ * invalid for <kind>", as ValidateStatefulSetSpec and ValidateDeploymentSpec say it).
+ */
+export function validateWorkloadSelector(selector: unknown, path: string, kind: string): Cause[] {
+  if (selector === undefined || selector === null) return [required(path)];
+  const causes = validateLabelSelector(selector, path);
+  const matchLabels = getObject(selector, "matchLabels") ?? {};
+  const expressions = get(selector, "matchExpressions");
+  if (Object.keys(matchLabels).length + (Array.isArray(expressions) ? expressions.length : 0) === 0) {
+    causes.push(invalid(path, labelSelectorValue(selector), `empty selector is invalid for ${kind}`));
+  }
+  return causes;
+}

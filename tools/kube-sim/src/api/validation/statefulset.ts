@@ -17,7 +17,7 @@ import { get, getNumber, getObject, isObject, semanticEqual, sortedMap, type Jso
 import { isValidPercent, nameIsDNSLabel, nameIsDNSSubdomain } from "../names.ts";
 import { quantitiesEqual } from "../quantity.ts";
 import { labelSelectorAsSelector, selectorEmpty, selectorMatches } from "../selector.ts";
-import { labelSelectorValue, str, validateImmutable, validateLabelSelector, validateObjectMeta, validateObjectMetaUpdate } from "./meta.ts";
+import { labelSelectorValue, str, validateImmutable, validateObjectMeta, validateObjectMetaUpdate, validateWorkloadSelector } from "./meta.ts";
 import { validateTemplateMetadata } from "./pod.ts";
 import { validateClaimSpec } from "./storage.ts";
 
@@ -93,16 +93,7 @@ export function validateStatefulSetSpec(spec: JsonObject, path = "spec"): Cause[
   const ordinals = getObject(spec, "ordinals");
   if (ordinals !== undefined) causes.push(...nonNegative(child(path, "ordinals.start"), getNumber(ordinals, "start") ?? 0));
   const selector = get(spec, "selector");
-  if (selector === undefined || selector === null) {
-    causes.push(required(child(path, "selector")));
-  } else {
-    causes.push(...validateLabelSelector(selector, child(path, "selector")));
-    const matchLabels = getObject(selector, "matchLabels") ?? {};
-    const expressions = get(selector, "matchExpressions");
-    if (Object.keys(matchLabels).length + (Array.isArray(expressions) ? expressions.length : 0) === 0) {
-      causes.push(invalid(child(path, "selector"), labelSelectorValue(selector), "empty selector is invalid for statefulset"));
-    }
-  }
+  causes.push(...validateWorkloadSelector(selector, child(path, "selector"), "statefulset"));
   const parsed = labelSelectorAsSelector(selector);
   const template = getObject(spec, "template") ?? {};
   const templatePath = child(path, "template");

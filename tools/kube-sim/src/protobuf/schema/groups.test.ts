@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { modelAttributes, parseFieldType, type FieldType } from "../../openapi/models.ts";
 import { APPS_V1 } from "./apps-v1.ts";
-import { AUTOSCALING_V1, COORDINATION_V1, EVENTS_V1, POLICY_V1 } from "./groups.ts";
+import { AUTOSCALING_V1, COORDINATION_V1, EVENTS_V1, NETWORKING_V1, POLICY_V1, RBAC_V1 } from "./groups.ts";
 import { META_V1 } from "./meta-v1.ts";
 import { SCALARS, SPECIAL_TYPES } from "./types.ts";
 import type { FieldDef, MessageDef, SchemaTable } from "./types.ts";
@@ -14,6 +14,8 @@ const TABLES: Readonly<Record<string, SchemaTable>> = {
   "events.v1": EVENTS_V1,
   "autoscaling.v1": AUTOSCALING_V1,
   "policy.v1": POLICY_V1,
+  "networking.v1": NETWORKING_V1,
+  "rbac.v1": RBAC_V1,
 };
 
 const ALL: SchemaTable = Object.assign({}, ...Object.values(TABLES)) as SchemaTable;
@@ -36,8 +38,22 @@ const TYPE_META_EMBEDDERS = new Set([
   "coordination.v1.LeaseList",
   "events.v1.Event",
   "events.v1.EventList",
+  "apps.v1.Deployment",
+  "apps.v1.DeploymentList",
   "autoscaling.v1.Scale",
   "policy.v1.Eviction",
+  "policy.v1.PodDisruptionBudget",
+  "policy.v1.PodDisruptionBudgetList",
+  "networking.v1.NetworkPolicy",
+  "networking.v1.NetworkPolicyList",
+  "rbac.v1.ClusterRole",
+  "rbac.v1.ClusterRoleList",
+  "rbac.v1.ClusterRoleBinding",
+  "rbac.v1.ClusterRoleBindingList",
+  "rbac.v1.Role",
+  "rbac.v1.RoleList",
+  "rbac.v1.RoleBinding",
+  "rbac.v1.RoleBindingList",
   "meta.v1.Status",
   "meta.v1.DeleteOptions",
   "meta.v1.CreateOptions",
@@ -63,6 +79,20 @@ const ROOTS: readonly (readonly [string, string])[] = [
   ["EventsV1EventList", "events.v1.EventList"],
   ["V1Scale", "autoscaling.v1.Scale"],
   ["V1Eviction", "policy.v1.Eviction"],
+  ["V1Deployment", "apps.v1.Deployment"],
+  ["V1DeploymentList", "apps.v1.DeploymentList"],
+  ["V1PodDisruptionBudget", "policy.v1.PodDisruptionBudget"],
+  ["V1PodDisruptionBudgetList", "policy.v1.PodDisruptionBudgetList"],
+  ["V1NetworkPolicy", "networking.v1.NetworkPolicy"],
+  ["V1NetworkPolicyList", "networking.v1.NetworkPolicyList"],
+  ["V1ClusterRole", "rbac.v1.ClusterRole"],
+  ["V1ClusterRoleList", "rbac.v1.ClusterRoleList"],
+  ["V1ClusterRoleBinding", "rbac.v1.ClusterRoleBinding"],
+  ["V1ClusterRoleBindingList", "rbac.v1.ClusterRoleBindingList"],
+  ["V1Role", "rbac.v1.Role"],
+  ["V1RoleList", "rbac.v1.RoleList"],
+  ["V1RoleBinding", "rbac.v1.RoleBinding"],
+  ["V1RoleBindingList", "rbac.v1.RoleBindingList"],
   ["V1ObjectMeta", "meta.v1.ObjectMeta"],
   ["V1ListMeta", "meta.v1.ListMeta"],
   ["V1Status", "meta.v1.Status"],
@@ -172,7 +202,7 @@ function walk(): Visit[] {
   return out;
 }
 
-describe("meta/apps/coordination/events/autoscaling/policy schema tables", () => {
+describe("meta/apps/coordination/events/autoscaling/policy/networking/rbac schema tables", () => {
   it("names every message <package>.<Name> of its own table, with no name in two tables", () => {
     const seen = new Set<string>();
     for (const [pkg, table] of Object.entries(TABLES)) {
