@@ -461,7 +461,17 @@ export class ChaosStack {
       const i3 = report.results.find((r) => r.id === "I3");
       if (i3 && i3.violations.length === 0 && i3.checked > 0) return performance.now() - started;
       if (performance.now() - started > timeoutMs) {
-        throw new Error(`not converged within ${timeoutMs} ms:\n${(i3?.violations ?? []).map((v) => `  ${v.subject}: ${v.message}`).join("\n")}`);
+        // Worth a look: keep the state dir (logs, audit log), and say what the actors hold back.
+        this.keep = true;
+        const held = await Promise.all(
+          this.actorNames.map(async (name) => {
+            const read = (metric: string) => this.metric(name, metric).catch(() => Number.NaN);
+            return `${name}: unreadable objects ${await read("stsfleet_unreadable_objects")}, incomplete turns ${await read("stsfleet_turns_incomplete_total")}, re-reads ${await read("stsfleet_object_rereads_total")}`;
+          }),
+        );
+        throw new Error(
+          `not converged within ${timeoutMs} ms (state dir kept):\n${(i3?.violations ?? []).map((v) => `  ${v.subject}: ${v.message}`).join("\n")}\n  ${held.join("\n  ")}`,
+        );
       }
       await sleep(250);
     }
