@@ -5,7 +5,7 @@ import { isDeepStrictEqual } from "node:util";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { headers as natsHeaders } from "@nats-io/transport-node";
 import { trace } from "@opentelemetry/api";
-import { HEADERS, assertNever, codecs, eventSubjects, pvcCommandSubjects } from "#protocol";
+import { HEADERS, OwnerReferenceSchema, assertNever, codecs, eventSubjects, pvcCommandSubjects } from "#protocol";
 import type { EventRecord, KubeObject, ObjectKind, PvcUpdateOwnerRefs, SetAddress, SetRef } from "#protocol";
 import { FENCING_EPOCH_HEADER, KubeApiError, RESOURCES, fencingEpoch } from "../../../common/src/kube.ts";
 import type { KubeClient } from "../../../common/src/kube.ts";
@@ -121,24 +121,8 @@ function commandRef(ref: OwnerReference): CommandOwnerReference {
 
 /** A copy's owner references for a command, or undefined when they are not a list of complete references. */
 function commandRefs(value: unknown): CommandOwnerReference[] | undefined {
-  if (value === undefined || value === null) return [];
-  if (!Array.isArray(value)) return undefined;
-  const out: CommandOwnerReference[] = [];
-  for (const ref of value as unknown[]) {
-    if (ref === null || typeof ref !== "object") return undefined;
-    const { apiVersion, kind, name, uid, controller, blockOwnerDeletion } = ref as Record<string, unknown>;
-    if (typeof apiVersion !== "string" || typeof kind !== "string" || typeof name !== "string" || typeof uid !== "string") return undefined;
-    if (!apiVersion || !kind || !name || !uid) return undefined;
-    out.push({
-      apiVersion,
-      kind,
-      name,
-      uid,
-      ...(typeof controller === "boolean" ? { controller } : {}),
-      ...(typeof blockOwnerDeletion === "boolean" ? { blockOwnerDeletion } : {}),
-    });
-  }
-  return out;
+  const parsed = OwnerReferenceSchema.array().safeParse(value ?? []);
+  return parsed.success ? parsed.data : undefined;
 }
 
 /** The object whose cached copy `error` shows to be stale, for an action written from a copy. */
