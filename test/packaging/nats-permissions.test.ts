@@ -237,14 +237,13 @@ describe("NATS users and permissions (deploy/base/nats/auth.conf)", { skip: NATS
 
     // Appends as the actor makes them: StreamPublisher's replies come to a subscription under the actor's inbox prefix.
     const appends = new StreamPublisher(actor.nc, { timeoutMs: 5_000, inboxPrefix: inboxPrefixFor("actor") });
-    const intents = new IntentLog(appends, jsm, { member: "actor-0", incarnation: member.incarnation });
+    const intents = new IntentLog(appends, jsm);
     const seq = await intents.append(ADDRESS, { type: "intent.takeover", shard: SHARD, epoch, member: "actor-0", incarnation: member.incarnation });
     assert.ok(seq > 0);
     // The quorum intent log (ADR 0084): its streams, the layout record, appends to every replica.
     const placement = ["n0", "n1", "n2"];
     await provisionIntentLog({ jsm, members }, placement);
-    const me = { member: "actor-0", incarnation: member.incarnation };
-    const quorum = new QuorumIntentLog(placement.map((_, i) => new IntentLog(appends, jsm, me, { stream: `STS_INTENT_${i}`, subjects: intentReplicaSubjects(i) })));
+    const quorum = new QuorumIntentLog(placement.map((_, i) => new IntentLog(appends, jsm, { stream: `STS_INTENT_${i}`, subjects: intentReplicaSubjects(i) })));
     assert.equal(await quorum.append(ADDRESS, { type: "intent.takeover", shard: SHARD, epoch, member: "actor-0", incarnation: member.incarnation }), 2);
     const live = actor.nc.subscribe(liveObjectSubjects.shardFilter(SHARD));
 

@@ -53,7 +53,7 @@ try {
     for (const [mode, publish] of Object.entries(modes)) {
       if (only !== undefined && !only.includes(mode)) continue;
       const me = { member: "bench", incarnation: `i-${mode}` };
-      const replicas = [0, 1, 2].map((replica) => new IntentLog(publish, topology.jsm, me, { stream: intentReplicaStream(replica), subjects: intentReplicaSubjects(replica) }));
+      const replicas = [0, 1, 2].map((replica) => new IntentLog(publish, topology.jsm, { stream: intentReplicaStream(replica), subjects: intentReplicaSubjects(replica) }));
       const log = replicaCount === 1 ? (replicas[0] as IntentLog) : new QuorumIntentLog(replicas);
       const ns = `ns${namespace++}`;
       const addresses: SetAddress[] = Array.from({ length: setCount }, (_, i) => ({ shard: i % 256, namespace: ns, name: `set-${i}` }));

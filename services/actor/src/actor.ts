@@ -130,11 +130,12 @@ export async function startActor(config: ActorConfig, options: { logger?: Logger
     listener: {
       gained(shards) {
         metrics.handoffs.inc({ direction: "gained" }, shards.size);
-        for (const shard of shards.keys()) {
+        for (const [shard, epoch] of shards) {
           shardSignals.set(shard, new AbortController());
           void intake.open(shard).catch((error: unknown) => {
-            logger.error({ shard, err: error }, "could not open shard feed");
-            dropShards([shard]);
+            // Given up through ownership, so that it is claimed again and opened anew, not held and left unserved.
+            logger.error({ shard, err: error }, "could not open shard feed; giving the shard up");
+            ownership.giveUp(shard, epoch);
           });
         }
       },
@@ -158,12 +159,6 @@ export async function startActor(config: ActorConfig, options: { logger?: Logger
     },
   });
 
-  const me = {
-    member: config.name,
-    get incarnation() {
-      return ownership.incarnation;
-    },
-  };
   const generationFloors = new GenerationFloors();
   const noteLastRecord = (address: SetAddress, intent: Intent) => generationFloors.note(setKey(address.namespace, address.name), intent);
   // Appends through StreamPublisher (ADR 0085): one reply subscription and one timer instead of a request() each.
@@ -173,10 +168,10 @@ export async function startActor(config: ActorConfig, options: { logger?: Logger
   const intentDrops = new DropReporter(common, logger);
   const intents: IntentAppender =
     config.intentLogPlacement.length === 0
-      ? new IntentLog(intentJs, intentJsm, me, undefined, noteLastRecord, intentDrops)
+      ? new IntentLog(intentJs, intentJsm, undefined, noteLastRecord, intentDrops)
       : new QuorumIntentLog(
           config.intentLogPlacement.map(
-            (_, replica) => new IntentLog(intentJs, intentJsm, me, { stream: intentReplicaStream(replica), subjects: intentReplicaSubjects(replica) }, noteLastRecord, intentDrops),
+            (_, replica) => new IntentLog(intentJs, intentJsm, { stream: intentReplicaStream(replica), subjects: intentReplicaSubjects(replica) }, noteLastRecord, intentDrops),
           ),
           { onReplicaError: (stream, error) => metrics.intentReplicaError(stream, error) },
         );
@@ -255,9 +250,9 @@ export async function startActor(config: ActorConfig, options: { logger?: Logger
         );
       },
       markSynced: (s) => synced.add(s),
-      giveUp: (s, reason) => {
-        logger.warn({ shard: s, err: reason }, "takeover intent failed; giving the shard up");
-        dropShards([s]);
+      giveUp: (s, epoch, reason) => {
+        logger.warn({ shard: s, epoch, err: reason }, "takeover intent fenced; giving the shard up");
+        ownership.giveUp(s, epoch);
       },
       notify: (key, reason) => system.notify(key, reason),
     });
@@ -275,7 +270,7 @@ export async function startActor(config: ActorConfig, options: { logger?: Logger
       canAct: (shard, epoch) => ownership.canAct(shard, epoch),
       signalFor: (shard) => shardSignals.get(shard)?.signal,
       isSynced: (shard) => synced.has(shard),
-      fenced: (shard) => dropShards([shard]),
+      fenced: (shard, epoch) => ownership.giveUp(shard, epoch),
     },
     intents,
     executor: new Executor({

@@ -10,15 +10,30 @@ const record = (seq: number, member: string, incarnation: string, epoch: number)
   intent: { type: "intent.takeover", shard: 1, epoch, member, incarnation } satisfies Intent,
 });
 const garbage = (seq: number): LogEntry => ({ seq, intent: undefined, failure: "malformed" });
+/** The writer of every intent appended below, unless a case names another. */
 const ME = { member: "a", incarnation: "ia" };
 
 describe("decideAppend over a subject's entries", () => {
-  const cases: { name: string; entries: LogEntry[]; epoch: number; want: AppendDecision }[] = [
+  const cases: { name: string; entries: LogEntry[]; epoch: number; writer?: { member: string; incarnation: string }; want: AppendDecision }[] = [
     { name: "empty subject", entries: [], epoch: 1, want: { type: "append", expectedSeq: 0 } },
     { name: "our own record (a lost ack)", entries: [record(3, "a", "ia", 1)], epoch: 1, want: { type: "append", expectedSeq: 3 } },
     { name: "an older epoch's record", entries: [record(3, "b", "ib", 1)], epoch: 2, want: { type: "append", expectedSeq: 3 } },
     { name: "a newer epoch's record", entries: [record(3, "b", "ib", 2)], epoch: 1, want: { type: "fenced", theirEpoch: 2 } },
     { name: "another owner at our epoch", entries: [record(3, "b", "ib", 1)], epoch: 1, want: { type: "fenced", theirEpoch: 1 } },
+    {
+      name: "the same member's earlier incarnation at our epoch (forged: every claim is a new epoch)",
+      entries: [record(3, "a", "ia-old", 1)],
+      epoch: 1,
+      want: { type: "fenced", theirEpoch: 1 },
+    },
+    {
+      // A turn of incarnation ia still appending after its member re-joined as ib: its own record, not someone else's.
+      name: "the appending intent's own writer decides, not the member's incarnation now",
+      entries: [record(3, "a", "ia", 1), garbage(4)],
+      epoch: 1,
+      writer: { member: "a", incarnation: "ia" },
+      want: { type: "append", expectedSeq: 4 },
+    },
     { name: "our own record of a newer epoch (a stale turn)", entries: [record(3, "a", "ia", 2)], epoch: 1, want: { type: "fenced", theirEpoch: 2 } },
     { name: "our record under garbage: over the garbage", entries: [record(3, "a", "ia", 1), garbage(4), garbage(6)], epoch: 1, want: { type: "append", expectedSeq: 6 } },
     {
@@ -37,7 +52,7 @@ describe("decideAppend over a subject's entries", () => {
   ];
   for (const c of cases) {
     it(c.name, () => {
-      assert.deepEqual(decideAppend(tipOf(c.entries), { epoch: c.epoch }, ME), c.want);
+      assert.deepEqual(decideAppend(tipOf(c.entries), { epoch: c.epoch, ...(c.writer ?? ME) }), c.want);
     });
   }
 });

@@ -25,26 +25,27 @@ export function tipOf(entries: readonly LogEntry[]): LogTip {
   return { seq: entries.at(-1)?.seq ?? 0, newest };
 }
 
-export interface Appender {
-  readonly member: string;
-  readonly incarnation: string;
-}
-
 export type AppendDecision =
   /** Append with compare-and-set on this sequence. */
   | { readonly type: "append"; readonly expectedSeq: number }
-  /** A newer owner (or another owner of the same epoch) wrote the newest record: stop acting on the set. */
+  /** A newer owner (or another writer at the same epoch) wrote the newest record: stop acting on the set. */
   | { readonly type: "fenced"; readonly theirEpoch: number };
 
 /**
- * Appending is allowed over no record, over a record of an older epoch, and over our own record of the same epoch
- * (an append whose answer was lost). A newer epoch fences, ours included: a stale turn of this incarnation must not
- * take the set's epochs back. Garbage never gets here: it is neither a newer epoch nor an older one.
+ * Appending is allowed over no record, over a record of an older epoch, and over a record of the same epoch by the
+ * same writer (member and incarnation) as the intent being appended (an append whose answer was lost). A newer epoch
+ * fences, the same writer's included: a stale turn must not take the set's epochs back. Garbage never gets here: it
+ * is neither a newer epoch nor an older one.
+ *
+ * The writer is the intent's own, not the appending process's as it is now: a member that re-joined under a new
+ * incarnation while a turn of the old one was appending would otherwise read the old incarnation's record at the
+ * same epoch as someone else's (issue 16's S11 stall). Each claim is a new revision of the shards bucket, so two
+ * writers never hold one epoch; an equal epoch under another name can only be forged, and fences.
  */
-export function decideAppend(tip: LogTip, intent: Pick<Intent, "epoch">, me: Appender): AppendDecision {
+export function decideAppend(tip: LogTip, intent: Pick<Intent, "epoch" | "member" | "incarnation">): AppendDecision {
   const theirs = tip.newest;
   if (theirs === undefined || theirs.epoch < intent.epoch) return { type: "append", expectedSeq: tip.seq };
-  const ours = theirs.member === me.member && theirs.incarnation === me.incarnation;
-  if (theirs.epoch === intent.epoch && ours) return { type: "append", expectedSeq: tip.seq };
+  const sameWriter = theirs.member === intent.member && theirs.incarnation === intent.incarnation;
+  if (theirs.epoch === intent.epoch && sameWriter) return { type: "append", expectedSeq: tip.seq };
   return { type: "fenced", theirEpoch: theirs.epoch };
 }

@@ -139,11 +139,11 @@ class RecordedDrops {
   }
 }
 
-function quorumLog(js: StreamPublish, jsm: JetStreamManager, member: string, incarnation: string, drops?: RecordedDrops): QuorumIntentLog {
+function quorumLog(js: StreamPublish, jsm: JetStreamManager, drops?: RecordedDrops): QuorumIntentLog {
   return new QuorumIntentLog(
     Array.from(
       { length: REPLICAS },
-      (_, replica) => new IntentLog(js, jsm, { member, incarnation }, { stream: intentReplicaStream(replica), subjects: intentReplicaSubjects(replica) }, undefined, drops),
+      (_, replica) => new IntentLog(js, jsm, { stream: intentReplicaStream(replica), subjects: intentReplicaSubjects(replica) }, undefined, drops),
     ),
   );
 }
@@ -161,8 +161,8 @@ describe("quorum intent log: the fence under any interleaving", () => {
         fc.array(fc.boolean(), { minLength: 6, maxLength: 6 }),
         async (scheduler, faults, formerTurnsFirst, garbage, forgets) => {
           const streams = new MemoryStreams({ scheduler, faults });
-          const former = quorumLog(streams.js, streams.jsm, "a", "ia");
-          const newer = quorumLog(streams.js, streams.jsm, "b", "ib");
+          const former = quorumLog(streams.js, streams.jsm);
+          const newer = quorumLog(streams.js, streams.jsm);
           let clock = 0;
           let takeoverAt: number | undefined;
           const formerAppends: { startedAt: number; ok: boolean; error?: unknown }[] = [];
@@ -230,7 +230,7 @@ describe("quorum intent log: the fence under any interleaving", () => {
           down.has(replicaOf(query.last_by_subj)) ? Promise.reject(new Error("503 no responders")) : Promise.resolve(null),
       },
     } as unknown as JetStreamManager;
-    const log = quorumLog(js, jsm, "a", "ia");
+    const log = quorumLog(js, jsm);
     assert.equal(log.quorum, 2);
     assert.equal(await log.append(ADDRESS, takeover("a", "ia", 1)), 2);
     down.add(1);
@@ -241,15 +241,15 @@ describe("quorum intent log: the fence under any interleaving", () => {
 
 describe("garbage in the intent log (ADR 0089)", () => {
   const SUBJECT = intentSubjects.build(ADDRESS);
-  const single = (streams: MemoryStreams, member: string, incarnation: string, options: { js?: StreamPublish; seen?: Intent[]; drops?: RecordedDrops } = {}) =>
-    new IntentLog(options.js ?? streams.js, streams.jsm, { member, incarnation }, SINGLE_STREAM_TARGET, (_, intent) => options.seen?.push(intent), options.drops);
+  const single = (streams: MemoryStreams, options: { js?: StreamPublish; seen?: Intent[]; drops?: RecordedDrops } = {}) =>
+    new IntentLog(options.js ?? streams.js, streams.jsm, SINGLE_STREAM_TARGET, (_, intent) => options.seen?.push(intent), options.drops);
   const poison = async (streams: MemoryStreams, payloads: readonly Uint8Array[] = GARBAGE) => {
     for (const data of payloads) await streams.garbage(SUBJECT, data);
   };
 
   it("an owner whose last record is under garbage appends over it, by compare-and-set on the garbage's sequence", async () => {
     const streams = new MemoryStreams();
-    const owner = single(streams, "a", "ia");
+    const owner = single(streams);
     await owner.append(ADDRESS, takeover("a", "ia", 1));
     await owner.append(ADDRESS, plan("a", "ia", 1, 1));
     await poison(streams);
@@ -262,17 +262,17 @@ describe("garbage in the intent log (ADR 0089)", () => {
 
   it("a former owner reading the log anew is fenced by a newer owner's record under garbage", async () => {
     const streams = new MemoryStreams();
-    await single(streams, "a", "ia").append(ADDRESS, plan("a", "ia", 1, 0));
-    await single(streams, "b", "ib").append(ADDRESS, takeover("b", "ib", 2));
+    await single(streams).append(ADDRESS, plan("a", "ia", 1, 0));
+    await single(streams).append(ADDRESS, takeover("b", "ib", 2));
     await poison(streams);
     const before = streams.subjects.get(SUBJECT)?.length;
-    await assert.rejects(single(streams, "a", "ia").append(ADDRESS, plan("a", "ia", 1, 1)), (error: unknown) => error instanceof FencedError && error.theirEpoch === 2);
+    await assert.rejects(single(streams).append(ADDRESS, plan("a", "ia", 1, 1)), (error: unknown) => error instanceof FencedError && error.theirEpoch === 2);
     assert.equal(streams.subjects.get(SUBJECT)?.length, before, "the fenced owner appended");
   });
 
   it("a record appended after the read wins: the compare-and-set on the garbage's sequence fails and the re-read fences", async () => {
     const streams = new MemoryStreams();
-    const newer = single(streams, "b", "ib");
+    const newer = single(streams);
     let interleaved = false;
     // The newer owner's takeover lands between the former owner's read of the garbage and its publish.
     const racing: StreamPublish = {
@@ -284,7 +284,7 @@ describe("garbage in the intent log (ADR 0089)", () => {
         return streams.js.publish(subject, data, options);
       },
     };
-    const former = single(streams, "a", "ia", { js: racing });
+    const former = single(streams, { js: racing });
     await streams.js.publish(SUBJECT, codecs.intent.encode(plan("a", "ia", 1, 0)), { expectedLastSubjectSequence: 0 });
     await poison(streams);
     await assert.rejects(former.append(ADDRESS, plan("a", "ia", 1, 1)), (error: unknown) => error instanceof FencedError && error.theirEpoch === 2);
@@ -293,17 +293,17 @@ describe("garbage in the intent log (ADR 0089)", () => {
 
   it("tells the newest record under garbage as the set's last record (what the new owner's first turn waits for)", async () => {
     const streams = new MemoryStreams();
-    await single(streams, "a", "ia").append(ADDRESS, { ...plan("a", "ia", 1, 0), setGeneration: 7 });
+    await single(streams).append(ADDRESS, { ...plan("a", "ia", 1, 0), setGeneration: 7 });
     await poison(streams);
     const seen: Intent[] = [];
-    await single(streams, "b", "ib", { seen }).append(ADDRESS, takeover("b", "ib", 2));
+    await single(streams, { seen }).append(ADDRESS, takeover("b", "ib", 2));
     assert.deepEqual(seen.map((i) => [i.member, i.type === "intent.plan" ? i.setGeneration : undefined]), [["a", 7]]);
   });
 
   it("counts every garbage entry once, with its decode failure, however often the log is read", async () => {
     const streams = new MemoryStreams();
     const drops = new RecordedDrops();
-    const owner = single(streams, "a", "ia", { drops });
+    const owner = single(streams, { drops });
     await owner.append(ADDRESS, takeover("a", "ia", 1));
     await poison(streams);
     await owner.append(ADDRESS, plan("a", "ia", 1, 1));
@@ -322,18 +322,18 @@ describe("garbage in the intent log (ADR 0089)", () => {
   it("a subject that holds only garbage holds no record: the first owner appends over it", async () => {
     const streams = new MemoryStreams();
     await poison(streams);
-    const owner = single(streams, "a", "ia");
+    const owner = single(streams);
     assert.equal(await owner.append(ADDRESS, takeover("a", "ia", 1)), GARBAGE.length + 1);
   });
 
   it("the bound: garbage that pushes every record out of the subject's window leaves no record to fence with", async () => {
     // STS_INTENT keeps 32 entries per set. The rule can only decide on what is kept (ADR 0089, "The bound").
     const streams = new MemoryStreams({ maxPerSubject: 4 });
-    await single(streams, "b", "ib").append(ADDRESS, takeover("b", "ib", 2));
+    await single(streams).append(ADDRESS, takeover("b", "ib", 2));
     await poison(streams, GARBAGE.slice(0, 3));
-    await assert.rejects(single(streams, "a", "ia").append(ADDRESS, plan("a", "ia", 1, 0)), FencedError);
+    await assert.rejects(single(streams).append(ADDRESS, plan("a", "ia", 1, 0)), FencedError);
     await poison(streams, GARBAGE.slice(3));
-    assert.equal(typeof (await single(streams, "a", "ia").append(ADDRESS, plan("a", "ia", 1, 0))), "number");
+    assert.equal(typeof (await single(streams).append(ADDRESS, plan("a", "ia", 1, 0))), "number");
   });
 });
 
@@ -372,9 +372,9 @@ describe("quorum intent log on a nats-server", async () => {
     const jsm = await jetstreamManager(nc);
     const address: SetAddress = { shard: 11, namespace: "ns", name: "cache" };
     const seen: Intent[] = [];
-    const former = new IntentLog(js, jsm, { member: "a", incarnation: "ia" }, { stream: intentReplicaStream(0), subjects: intentReplicaSubjects(0) });
+    const former = new IntentLog(js, jsm, { stream: intentReplicaStream(0), subjects: intentReplicaSubjects(0) });
     await former.append(address, { ...plan("a", "ia", 1, 0), shard: address.shard, setGeneration: 5 });
-    const newer = new IntentLog(js, jsm, { member: "b", incarnation: "ib" }, { stream: intentReplicaStream(0), subjects: intentReplicaSubjects(0) }, (at, intent) => {
+    const newer = new IntentLog(js, jsm, { stream: intentReplicaStream(0), subjects: intentReplicaSubjects(0) }, (at, intent) => {
       assert.deepEqual(at, address);
       seen.push(intent);
     });
@@ -389,7 +389,7 @@ describe("quorum intent log on a nats-server", async () => {
     const js = new StreamPublisher(nc, { timeoutMs: 2_000 });
     const jsm = await jetstreamManager(nc);
     const address: SetAddress = { shard: 10, namespace: "ns", name: "db" };
-    const former = quorumLog(js, jsm, "a", "ia");
+    const former = quorumLog(js, jsm);
     await former.append(address, { ...plan("a", "ia", 1, 0), shard: address.shard });
     // The newer owner cannot reach replica 2 (its server is down): its takeover lands on 0 and 1 only.
     const unreachable = intentReplicaStream(2);
@@ -403,12 +403,12 @@ describe("quorum intent log on a nats-server", async () => {
       publish: (subject, data, options) =>
         subject.startsWith(intentReplicaSubjects(2).all.slice(0, -1)) ? Promise.reject(new StreamPublishError("no-responders", subject, "down")) : js.publish(subject, data, options),
     };
-    const newer = quorumLog(partialJs, partialJsm, "b", "ib");
+    const newer = quorumLog(partialJs, partialJsm);
     assert.equal(await newer.append(address, { ...takeover("b", "ib", 2), shard: address.shard }), 2);
     // Replica 2 still takes the former owner's append (its cached sequence is current there), but 0 and 1 fence it.
     await assert.rejects(former.append(address, { ...plan("a", "ia", 1, 1), shard: address.shard }), (error: unknown) => error instanceof FencedError && error.theirEpoch === 2);
     // Once replica 2 is back, the newer owner's appends reach all three.
-    const healed = quorumLog(js, jsm, "b", "ib");
+    const healed = quorumLog(js, jsm);
     assert.equal(await healed.append(address, { ...plan("b", "ib", 2, 0), shard: address.shard }), 2);
   });
 
@@ -416,16 +416,16 @@ describe("quorum intent log on a nats-server", async () => {
     const js = new StreamPublisher(nc, { timeoutMs: 2_000 });
     const jsm = await jetstreamManager(nc);
     const address: SetAddress = { shard: 12, namespace: "ns", name: "queue" };
-    await quorumLog(js, jsm, "a", "ia").append(address, { ...plan("a", "ia", 1, 0), shard: address.shard });
+    await quorumLog(js, jsm).append(address, { ...plan("a", "ia", 1, 0), shard: address.shard });
     const drops = new RecordedDrops();
-    const owner = quorumLog(js, jsm, "b", "ib", drops);
+    const owner = quorumLog(js, jsm, drops);
     await owner.append(address, { ...takeover("b", "ib", 2), shard: address.shard });
     // Another set's entries in between: the read of the subject's window skips them.
-    await quorumLog(js, jsm, "b", "ib").append({ ...address, name: "other" }, { ...takeover("b", "ib", 2), shard: address.shard });
+    await quorumLog(js, jsm).append({ ...address, name: "other" }, { ...takeover("b", "ib", 2), shard: address.shard });
     const careless = jetstream(nc);
     for (const data of GARBAGE) for (let replica = 0; replica < REPLICAS; replica++) await careless.publish(intentReplicaSubjects(replica).build(address), data);
     assert.equal(await owner.append(address, { ...plan("b", "ib", 2, 1), shard: address.shard }), 2);
-    await assert.rejects(quorumLog(js, jsm, "a", "ia").append(address, { ...plan("a", "ia", 1, 1), shard: address.shard }), (error: unknown) => error instanceof FencedError && error.theirEpoch === 2);
+    await assert.rejects(quorumLog(js, jsm).append(address, { ...plan("a", "ia", 1, 1), shard: address.shard }), (error: unknown) => error instanceof FencedError && error.theirEpoch === 2);
     // The third replica's append finishes in the background; each replica's four entries are counted once.
     for (let waited = 0; drops.drops.length < REPLICAS * GARBAGE.length && waited < 2_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
     assert.equal(drops.drops.length, REPLICAS * GARBAGE.length);

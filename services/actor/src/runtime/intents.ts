@@ -101,7 +101,6 @@ export class IntentLog implements IntentAppender {
   private readonly garbageCounted = new Map<string, number>();
   private readonly js: StreamPublish;
   private readonly jsm: JetStreamManager;
-  private readonly me: { readonly member: string; readonly incarnation: string };
   private readonly onLastRecord: ((address: SetAddress, intent: Intent) => void) | undefined;
   private readonly drops: Pick<DropReporter, "drop"> | undefined;
   readonly target: IntentLogTarget;
@@ -110,7 +109,6 @@ export class IntentLog implements IntentAppender {
     /** Appends with their acks (StreamPublisher, ADR 0085: no nats.js request() per append). */
     js: StreamPublish,
     jsm: JetStreamManager,
-    me: { member: string; incarnation: string },
     target: IntentLogTarget = SINGLE_STREAM_TARGET,
     /** Told of every set's last record this log reads (a takeover, a lost compare-and-set): what was acted on. */
     onLastRecord?: (address: SetAddress, intent: Intent) => void,
@@ -119,7 +117,6 @@ export class IntentLog implements IntentAppender {
   ) {
     this.js = js;
     this.jsm = jsm;
-    this.me = me;
     this.target = target;
     this.onLastRecord = onLastRecord;
     this.drops = drops;
@@ -169,7 +166,7 @@ export class IntentLog implements IntentAppender {
   private async decide(address: SetAddress, subject: string, intent: Intent): Promise<number> {
     const tip = await this.readTip(subject);
     if (tip.newest) this.onLastRecord?.(address, tip.newest);
-    const decision = decideAppend(tip, intent, this.me);
+    const decision = decideAppend(tip, intent);
     if (decision.type === "fenced") throw new FencedError(subject, intent.epoch, decision.theirEpoch);
     return decision.expectedSeq;
   }

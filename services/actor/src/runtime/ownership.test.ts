@@ -519,6 +519,33 @@ describe("fleet ownership", async () => {
     await a.ownership.stop();
   });
 
+  it("gives up a fenced shard and claims it again at a newer epoch; a stale turn's fence of an epoch it no longer holds changes nothing", async () => {
+    const a = await member("actor-give-up");
+    await eventually(() => a.ownership.ownedShards().size === 256, "a owns every shard");
+    const shard = 33;
+    const fencedEpoch = a.ownership.epochOf(shard) ?? 0;
+    assert.equal(a.ownership.giveUp(shard, fencedEpoch - 1), false, "an epoch not held now");
+    assert.equal(a.ownership.epochOf(shard), fencedEpoch);
+    assert.ok(!a.lost.includes(shard));
+
+    assert.equal(a.ownership.giveUp(shard, fencedEpoch), true);
+    assert.ok(a.lost.includes(shard), "dropped at once: nothing acts at the fenced epoch");
+    // The record still names us: taken back by a write, never by reusing the fenced epoch (the log holds a record at
+    // or above it that this member may not append over).
+    await eventually(() => (a.ownership.epochOf(shard) ?? 0) > fencedEpoch, "claimed again at a newer epoch");
+    assert.equal(a.gained.filter((s) => s === shard).length, 2, "gained at start and again after the fence");
+    const entry = await a.topology.shards.get(shardKeys.build(shard));
+    assert.equal(entry?.revision, a.ownership.epochOf(shard), "the new epoch is the record's revision now");
+
+    // A turn that began at the fenced epoch and reports its fence late: the shard held now at the new epoch stays.
+    const held = a.ownership.epochOf(shard) ?? 0;
+    const lostBefore = a.lost.length;
+    assert.equal(a.ownership.giveUp(shard, fencedEpoch), false);
+    assert.equal(a.ownership.epochOf(shard), held);
+    assert.equal(a.lost.length, lostBefore);
+    await a.ownership.stop();
+  });
+
   it("counts a peer with an undecodable record as absent: not alive, its shards claimed only after orphanClaimAfterMs", async () => {
     const orphanClaimAfterMs = 1_500;
     const observer = await connect({ servers: server.url, name: "observer" });

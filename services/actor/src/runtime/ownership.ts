@@ -149,6 +149,11 @@ export class ShardOwnership {
   private readonly releasing = new Map<number, Promise<void>>();
   /** Shards claimed by the batch in flight, not yet passed to listener.gained. */
   private readonly claimedNotAnnounced = new Set<number>();
+  /**
+   * Shards given up at this epoch (the intent log fenced it, or the shard could not be served): while the record
+   * still names us, the next claim writes it again for a newer epoch instead of taking the fenced one back.
+   */
+  private readonly givenUpAt = new Map<number, number>();
   private readonly memberViews = new Map<string, MemberView>();
   private readonly shardViews = new Map<number, ShardView>();
   private readonly liveness = new LivenessObserver();
@@ -199,6 +204,26 @@ export class ShardOwnership {
 
   canAct(shard: number, epoch: number): boolean {
     return !this.stopped && !this.releasing.has(shard) && this.owned.get(shard) === epoch && this.leaseFresh();
+  }
+
+  /**
+   * Stop serving a shard held at `epoch`: the intent log showed a record this epoch may not append over (a newer
+   * owner, or another incarnation at the same epoch), or the shard's feed could not be opened. The shard is dropped
+   * (listener.lost) and claimed again by the next reconcile if it is still ours to hold, at a newer epoch: every
+   * claim is a new revision of the bucket, above every epoch any record in the log can carry, so the takeover fences
+   * whatever fenced us, and a newer owner makes the claim's compare-and-set fail. Without the re-claim the shard
+   * stayed owned by us in the bucket and served by nobody (issue 16's stalled S11 run).
+   *
+   * An `epoch` we no longer hold is a stale turn's (it started before a loss or a re-join): the shard held now is
+   * not touched. Returns whether the shard was dropped.
+   */
+  giveUp(shard: number, epoch: number): boolean {
+    if (this.owned.get(shard) !== epoch || this.releasing.has(shard)) return false;
+    this.owned.delete(shard);
+    this.givenUpAt.set(shard, epoch);
+    if (!this.claimedNotAnnounced.delete(shard)) this.options.listener.lost([shard]);
+    this.scheduleReconcile();
+    return true;
   }
 
   /** Alive members as this member sees them. */
@@ -700,7 +725,7 @@ export class ShardOwnership {
         const record = view?.record;
         try {
           let epoch: number;
-          if (view && this.isOwnClaim(record)) {
+          if (view && this.isOwnClaim(record) && view.revision > (this.givenUpAt.get(shard) ?? 0)) {
             epoch = view.revision; // still ours (e.g. after a lease lapse that nobody exploited)
           } else {
             // A record of ours that says "released" is taken back by a write like anyone's claim: someone may
@@ -725,6 +750,7 @@ export class ShardOwnership {
           }
           gained.set(shard, epoch);
           this.owned.set(shard, epoch);
+          this.givenUpAt.delete(shard);
           this.claimedNotAnnounced.add(shard);
           const kind = !record ? "initial" : record.state === "released" ? "graceful" : "failover";
           // Graceful: since the release. Failover: since the previous owner was declared dead (if we saw that).

@@ -1,6 +1,7 @@
 // Taking over a newly owned shard once its cache is rebuilt: fence the previous owner on every set it may have been
 // working on (a takeover intent each), then mark the shard synced and start a turn for every set in it. A newer owner
-// in the log (FencedError) means the shard is gone: give it up. Any other failure (NATS unavailable, a quorum intent
+// in the log (FencedError) means the shard may not be served at this epoch: give it up (ownership claims it again
+// at a newer epoch if it is still ours). Any other failure (NATS unavailable, a quorum intent
 // log short of a majority, contention with the former owner's last appends) is retried while the shard stays ours at
 // the same epoch: giving the shard up would leave it owned and unserved until it changed hands again.
 import { setTimeout as sleep } from "node:timers/promises";
@@ -13,7 +14,8 @@ export interface TakeoverDeps {
   /** Appends the takeover intent for one set; rejects with FencedError when a newer owner fenced us. */
   appendTakeover(shard: number, key: SetKey, epoch: number): Promise<unknown>;
   markSynced(shard: number): void;
-  giveUp(shard: number, reason: unknown): void;
+  /** The log fenced the takeover at `epoch`: stop serving the shard at that epoch (ownership.giveUp). */
+  giveUp(shard: number, epoch: number, reason: unknown): void;
   notify(key: SetKey, reason: string): void;
   /** A takeover that failed without a fence is tried again after this long (default 500 ms). */
   readonly retryDelayMs?: number;
@@ -32,7 +34,7 @@ export async function takeOverShard(shard: number, deps: TakeoverDeps): Promise<
     const results = await Promise.allSettled(pending.map((key) => deps.appendTakeover(shard, key, epoch)));
     const fenced = results.find((r) => r.status === "rejected" && r.reason instanceof FencedError);
     if (fenced?.status === "rejected") {
-      deps.giveUp(shard, fenced.reason);
+      deps.giveUp(shard, epoch, fenced.reason);
       return "fenced";
     }
     // Lost (or lost and regained) while appending: the newer gain runs its own takeover.

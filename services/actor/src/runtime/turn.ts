@@ -26,7 +26,10 @@ export interface TurnOwnership {
   canAct(shard: number, epoch: number): boolean;
   signalFor(shard: number): AbortSignal | undefined;
   isSynced(shard: number): boolean;
-  /** The intent log showed a newer owner: stop acting on the shard now. */
+  /**
+   * The intent log (or the status-writer) refused this epoch: stop acting on the shard at it. A stale turn's epoch
+   * (the shard was lost or claimed again since the turn began) leaves the shard held now alone.
+   */
   fenced(shard: number, epoch: number): void;
 }
 
