@@ -98,17 +98,17 @@ interface UpOptions {
   readyTimeoutMs: number;
 }
 
-async function up(options: UpOptions): Promise<number> {
-  const print = (line: string) => {
-    process.stdout.write(`${line}\n`);
-  };
-  // A closed terminal or pipe must not crash the supervisor before it has stopped its children.
-  process.stdout.on("error", () => undefined);
-  process.stderr.on("error", () => undefined);
+function print(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
 
+/**
+ * The first SIGINT, SIGTERM or SIGHUP (or the death of whatever started us) aborts the returned signal: startup stops,
+ * or the running stack is stopped gracefully. A second signal kills every child group at once.
+ */
+function interruptOnSignals(services: () => Iterable<{ signal(signal: NodeJS.Signals): void }>): { interrupt: AbortController; dispose: () => void } {
   const interrupt = new AbortController();
   let signals = 0;
-  let stack: Stack | undefined;
   const onSignal = (signal: NodeJS.Signals) => {
     signals += 1;
     if (signals === 1) {
@@ -117,7 +117,7 @@ async function up(options: UpOptions): Promise<number> {
       return;
     }
     // Second signal: no more patience; kill every child group now (the reaper would do the same on exit).
-    for (const child of stack?.services.values() ?? []) child.signal("SIGKILL");
+    for (const child of services()) child.signal("SIGKILL");
     process.exit(130);
   };
   process.on("SIGINT", onSignal);
@@ -133,11 +133,13 @@ async function up(options: UpOptions): Promise<number> {
     }
   }, 1_000);
   parentWatch.unref();
+  return { interrupt, dispose: () => clearInterval(parentWatch) };
+}
 
-  const started = performance.now();
-  print(`stsfleet ${VERSION}: starting the local stack in ${display(options.stateDir)}`);
+/** The stack, or the exit code when it did not start (0 when the user interrupted the start). */
+async function startForUp(options: UpOptions, signal: AbortSignal): Promise<Stack | number> {
   try {
-    stack = await startStack({
+    return await startStack({
       stateDir: options.stateDir,
       actors: options.actors,
       ...(options.natsUrl !== undefined ? { natsUrl: options.natsUrl } : {}),
@@ -150,10 +152,10 @@ async function up(options: UpOptions): Promise<number> {
         const line = describeEvent(event);
         if (line !== undefined) print(line);
       },
-      signal: interrupt.signal,
+      signal,
     });
   } catch (error) {
-    if (interrupt.signal.aborted) {
+    if (signal.aborted) {
       print("stsfleet: stopped before the stack was ready");
       return 0;
     }
@@ -161,20 +163,15 @@ async function up(options: UpOptions): Promise<number> {
     if (error instanceof StackStartError && error.hint) process.stderr.write(`${error.hint}\n`);
     return 1;
   }
+}
 
-  const kubeconfig = display(stack.kubeconfigPath);
-  print(
-    `ready: kubeconfig ${kubeconfig} (try \`kubectl --kubeconfig ${kubeconfig} get sts,pods,pvc\`), ` +
-      `stack ${display(stack.stackFile)}, logs ${display(`${stack.stateDir}/logs`)}/, ` +
-      `${stack.services.size} services up in ${formatSeconds(performance.now() - started)}`,
-  );
-
+/** Runs the demo if asked, then waits for an interrupt or a failure of the stack; 1 when the stack failed. */
+async function runUntilInterrupted(stack: Stack, options: UpOptions, interrupt: AbortController): Promise<number> {
   let exitCode = 0;
-  const failure = stack.failed.then((error) => {
+  void stack.failed.then((error) => {
     exitCode = 1;
     interrupt.abort(error);
   });
-  void failure;
   if (options.demo) {
     try {
       await runDemo({ kubeconfigPath: stack.kubeconfigPath, print, signal: interrupt.signal });
@@ -187,10 +184,37 @@ async function up(options: UpOptions): Promise<number> {
     if (interrupt.signal.aborted) resolve();
     else interrupt.signal.addEventListener("abort", () => resolve(), { once: true });
   });
+  return exitCode;
+}
+
+async function up(options: UpOptions): Promise<number> {
+  // A closed terminal or pipe must not crash the supervisor before it has stopped its children.
+  process.stdout.on("error", () => undefined);
+  process.stderr.on("error", () => undefined);
+  // Set once started: a second signal kills its children.
+  const running: { stack?: Stack } = {};
+  const { interrupt, dispose } = interruptOnSignals(() => running.stack?.services.values() ?? []);
+
+  const started = performance.now();
+  print(`stsfleet ${VERSION}: starting the local stack in ${display(options.stateDir)}`);
+  const outcome = await startForUp(options, interrupt.signal);
+  if (typeof outcome === "number") {
+    dispose();
+    return outcome;
+  }
+  const stack = (running.stack = outcome);
+
+  const kubeconfig = display(stack.kubeconfigPath);
+  print(
+    `ready: kubeconfig ${kubeconfig} (try \`kubectl --kubeconfig ${kubeconfig} get sts,pods,pvc\`), ` +
+      `stack ${display(stack.stackFile)}, logs ${display(`${stack.stateDir}/logs`)}/, ` +
+      `${stack.services.size} services up in ${formatSeconds(performance.now() - started)}`,
+  );
+  const exitCode = await runUntilInterrupted(stack, options, interrupt);
   const stopping = performance.now();
   await stack.stop();
   print(`stsfleet: stopped in ${formatSeconds(performance.now() - stopping)}`);
-  clearInterval(parentWatch);
+  dispose();
   return exitCode;
 }
 

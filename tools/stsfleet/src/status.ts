@@ -125,7 +125,8 @@ function shardOfKey(key: string): number | undefined {
   }
 }
 
-export function summarize(input: StatusInput, options: { handoffs?: number } = {}): FleetStatus {
+/** Each member's newest record that decodes, by member name. */
+function currentMembers(input: StatusInput): Map<string, HistoryEntry<MemberRecord>> {
   const members = new Map<string, HistoryEntry<MemberRecord>>();
   for (const [key, entry] of latestByKey(input.members)) {
     try {
@@ -134,22 +135,29 @@ export function summarize(input: StatusInput, options: { handoffs?: number } = {
       // not a member key
     }
   }
+  return members;
+}
+
+/** Shards and sets per acting owner (NO_OWNER for shards whose owner is not an alive incarnation). */
+function shardsByOwner(input: StatusInput, members: ReadonlyMap<string, HistoryEntry<MemberRecord>>): { shards: Map<string, number[]>; sets: Map<string, number> } {
   const acting = (record: ShardRecord | undefined): string | undefined => {
     if (!record || record.state !== "owned") return undefined;
     const member = members.get(record.owner)?.record;
     return member && member.incarnation === record.incarnation && member.state !== "dead" ? record.owner : undefined;
   };
-
-  const byOwner = new Map<string, number[]>();
-  const setsByOwner = new Map<string, number>();
+  const shards = new Map<string, number[]>();
+  const sets = new Map<string, number>();
   const current = latestByKey(input.shards);
   for (let shard = 0; shard < SHARD_COUNT; shard++) {
     const owner = acting(current.get(shardKeys.build(shard))?.record) ?? NO_OWNER;
-    byOwner.set(owner, [...(byOwner.get(owner) ?? []), shard]);
-    setsByOwner.set(owner, (setsByOwner.get(owner) ?? 0) + (input.setsPerShard.get(shard) ?? 0));
+    shards.set(owner, [...(shards.get(owner) ?? []), shard]);
+    sets.set(owner, (sets.get(owner) ?? 0) + (input.setsPerShard.get(shard) ?? 0));
   }
+  return { shards, sets };
+}
 
-  const memberStatus: MemberStatus[] = [...members]
+function memberStatuses(input: StatusInput, members: ReadonlyMap<string, HistoryEntry<MemberRecord>>, owned: ReturnType<typeof shardsByOwner>): MemberStatus[] {
+  return [...members]
     .map(([name, entry]) => {
       const record = entry.record as MemberRecord;
       return {
@@ -159,13 +167,15 @@ export function summarize(input: StatusInput, options: { handoffs?: number } = {
         version: record.version,
         startedAtMs: record.startedAtMs,
         lastRenewAgeMs: Math.max(0, input.nowMs - entry.atMs),
-        shards: record.state === "dead" ? 0 : (byOwner.get(name)?.length ?? 0),
-        sets: record.state === "dead" ? 0 : (setsByOwner.get(name) ?? 0),
+        shards: record.state === "dead" ? 0 : (owned.shards.get(name)?.length ?? 0),
+        sets: record.state === "dead" ? 0 : (owned.sets.get(name) ?? 0),
       };
     })
     .sort((a, b) => a.name.localeCompare(b.name));
+}
 
-  // Handoffs: each claim (owned by a new owner or incarnation) against the write before it on the same shard.
+/** Each claim (owned by a new owner or incarnation) against the write before it on the same shard, newest first. */
+function handoffsOf(input: StatusInput): Handoff[] {
   const deaths = new Map<string, number>();
   for (const entry of input.members) {
     if (entry.record?.state === "dead") {
@@ -202,29 +212,35 @@ export function summarize(input: StatusInput, options: { handoffs?: number } = {
       });
     });
   }
-  handoffs.sort((a, b) => b.atMs - a.atMs || b.epoch - a.epoch);
-  const stats = (kind: Handoff["kind"]): HandoffStats => {
-    const ofKind = handoffs.filter((h) => h.kind === kind);
-    const durations = ofKind.flatMap((h) => (h.durationMs === undefined ? [] : [h.durationMs])).sort((a, b) => a - b);
-    return {
-      count: ofKind.length,
-      timed: durations.length,
-      p50Ms: durations.length > 0 ? durations[Math.ceil(durations.length / 2) - 1] : undefined,
-      maxMs: durations.at(-1),
-    };
-  };
+  return handoffs.sort((a, b) => b.atMs - a.atMs || b.epoch - a.epoch);
+}
 
+function handoffStats(handoffs: readonly Handoff[], kind: Handoff["kind"]): HandoffStats {
+  const ofKind = handoffs.filter((h) => h.kind === kind);
+  const durations = ofKind.flatMap((h) => (h.durationMs === undefined ? [] : [h.durationMs])).sort((a, b) => a - b);
+  return {
+    count: ofKind.length,
+    timed: durations.length,
+    p50Ms: durations.length > 0 ? durations[Math.ceil(durations.length / 2) - 1] : undefined,
+    maxMs: durations.at(-1),
+  };
+}
+
+export function summarize(input: StatusInput, options: { handoffs?: number } = {}): FleetStatus {
+  const members = currentMembers(input);
+  const owned = shardsByOwner(input, members);
+  const handoffs = handoffsOf(input);
   const owners: Record<string, string> = {};
   const ownerOrder = ([a]: [string, unknown], [b]: [string, unknown]) => Number(a === NO_OWNER) - Number(b === NO_OWNER) || a.localeCompare(b);
-  for (const [owner, shards] of [...byOwner].sort(ownerOrder)) owners[owner] = compactRanges(shards);
+  for (const [owner, shards] of [...owned.shards].sort(ownerOrder)) owners[owner] = compactRanges(shards);
   return {
     nats: input.nats,
-    members: memberStatus,
+    members: memberStatuses(input, members, owned),
     owners,
-    ownedShards: SHARD_COUNT - (byOwner.get(NO_OWNER)?.length ?? 0),
+    ownedShards: SHARD_COUNT - (owned.shards.get(NO_OWNER)?.length ?? 0),
     sets: [...input.setsPerShard.values()].reduce((a, b) => a + b, 0),
     handoffs: handoffs.slice(0, options.handoffs ?? 20),
-    handoffStats: { graceful: stats("graceful"), failover: stats("failover"), initial: stats("initial") },
+    handoffStats: { graceful: handoffStats(handoffs, "graceful"), failover: handoffStats(handoffs, "failover"), initial: handoffStats(handoffs, "initial") },
     intentLog: input.intentLog
       ? { layout: input.intentLog.placement.length === 0 ? "stream" : "quorum", placement: input.intentLog.placement }
       : { layout: "unknown", placement: [] },
