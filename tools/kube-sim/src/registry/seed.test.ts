@@ -60,7 +60,7 @@ describe("kube-sim seed", () => {
       const updated = (await res.json()) as KubeObject;
       assert.ok(Number(updated.metadata.resourceVersion) > 195, `new resourceVersion ${String(updated.metadata.resourceVersion)}`);
       const chunk = await events.read();
-      const event = JSON.parse(new TextDecoder().decode(chunk.value).split("\n")[0] ?? "") as { type: string; object: KubeObject };
+      const event = JSON.parse(new TextDecoder().decode(chunk.value as Uint8Array | undefined).split("\n")[0] ?? "") as { type: string; object: KubeObject };
       assert.equal(event.type, "MODIFIED");
       assert.equal(event.object.metadata.resourceVersion, updated.metadata.resourceVersion);
       await events.cancel();
