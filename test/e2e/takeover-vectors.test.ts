@@ -22,53 +22,27 @@
 // with `rollingUpdate.maxUnavailable: 1` defaulted (the differences tools/kube-sim/src/api/vectors.test.ts allows).
 // That is the form a current cluster would show the fleet; the revision names must not change there either.
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
+import type {
+  ControllerRevision as RecordedRevisionObject,
+  ObjectMeta,
+  PersistentVolumeClaim as RecordedClaim,
+  Pod as RecordedPod,
+  StatefulSet as RecordedSet,
+} from "../../services/actor/src/planner/types.ts";
 import { RESOURCES } from "../../services/common/src/kube.ts";
 import { otlpEnvironment, startOtlpReceiver } from "../observability/otlp-receiver.ts";
 import type { ReceivedSpan } from "../observability/otlp-receiver.ts";
+import { loadKcmRecording } from "../support/kcm-recording.ts";
 import { FAST_KUBE_SIM_ARGS, useStack, waitFor } from "../support/stack.ts";
 import type { AuditEvent, Sample } from "../support/stack.ts";
-import type { Claim, ControllerRevision, Meta, Pod } from "./helpers.ts";
+import type { Claim, ControllerRevision, Pod } from "./helpers.ts";
 import { getSet, isReady } from "./helpers.ts";
 
-type Json = Record<string, unknown>;
-interface OwnerReference {
-  apiVersion: string;
-  kind: string;
-  name: string;
-  uid: string;
-  controller?: boolean;
-  blockOwnerDeletion?: boolean;
-}
-/** Any object of the seed. */
-interface Seeded {
-  apiVersion?: string;
-  kind?: string;
-  metadata: Omit<Meta, "ownerReferences"> & { creationTimestamp?: string; ownerReferences?: OwnerReference[] };
-}
-interface Recorded extends Seeded {
-  spec: Json;
-  status?: Json;
-}
-interface RecordedRevision {
-  set: string;
-  name: string;
-  revision: number;
-  raw: string;
-  labels: Record<string, string>;
-  annotations?: Record<string, string>;
-}
-interface Recording {
-  controllerRevisions: RecordedRevision[];
-  statefulSets: (Recorded & { status: { currentRevision: string; updateRevision: string } })[];
-  pods: Recorded[];
-  persistentVolumeClaims: Recorded[];
-}
-
-const recording = JSON.parse(readFileSync(new URL("../fixtures/kcm-v1.32.6.json", import.meta.url), "utf8")) as Recording;
+const recording = loadKcmRecording();
 const RECORDED_NS = "vec";
 const SERVED_NS = "vec-served-137";
 const NAMESPACES = [RECORDED_NS, SERVED_NS] as const;
@@ -82,30 +56,42 @@ const TURNS_TIMEOUT_MS = 60_000;
  */
 const QUIET_MS = 2_000;
 
+/** One namespace's worth of the recording, as seeded. */
+interface Seeded {
+  readonly namespace: { apiVersion: "v1"; kind: "Namespace"; metadata: ObjectMeta; spec: unknown; status: unknown };
+  readonly sets: RecordedSet[];
+  readonly revisions: RecordedRevisionObject[];
+  readonly pods: RecordedPod[];
+  readonly claims: RecordedClaim[];
+}
+
 /** Go's ObjectMeta before 1.34 wrote a zero creationTimestamp as null; 1.34+ omits it (ADR 0011). */
-function withoutNullCreationTimestamp(meta: unknown): void {
-  if (typeof meta === "object" && meta !== null && (meta as Json)["creationTimestamp"] === null) delete (meta as Json)["creationTimestamp"];
+function withoutNullCreationTimestamp(meta: ObjectMeta | undefined): void {
+  if (meta?.creationTimestamp === null) delete meta.creationTimestamp;
 }
 
 /** The recorded set as a 1.34+ API server with MaxUnavailableStatefulSet on serves the same stored object. */
-function servedByNewerServer(set: Recorded): void {
-  withoutNullCreationTimestamp((set.spec["template"] as Json)["metadata"]);
-  for (const claim of (set.spec["volumeClaimTemplates"] ?? []) as Json[]) withoutNullCreationTimestamp(claim["metadata"]);
-  const strategy = set.spec["updateStrategy"] as { rollingUpdate?: Json };
-  strategy.rollingUpdate = { ...strategy.rollingUpdate, maxUnavailable: 1 };
+function servedByNewerServer(set: RecordedSet): void {
+  const spec = set.spec;
+  assert.ok(spec, "a recorded set has a spec");
+  withoutNullCreationTimestamp(spec.template?.metadata);
+  for (const claim of spec.volumeClaimTemplates ?? []) withoutNullCreationTimestamp(claim.metadata);
+  spec.updateStrategy = { ...spec.updateStrategy, rollingUpdate: { ...spec.updateStrategy?.rollingUpdate, maxUnavailable: 1 } };
 }
 
 /** The recorded objects in `namespace`: uids and resourceVersions are moved apart for the second copy. */
-function seedFor(namespace: string): Seeded[] {
+function seedFor(namespace: string): Seeded {
   const copy = namespace !== RECORDED_NS;
   const uid = (u: string | undefined) => (copy && u !== undefined ? `${u.slice(0, -3)}137` : u);
-  const relocate = <T extends Recorded>(object: T): T => {
+  const relocate = <T extends { metadata?: ObjectMeta }>(object: T): T => {
     const out = structuredClone(object);
-    out.metadata.namespace = namespace;
+    const meta = out.metadata;
+    assert.ok(meta, "a recorded object has metadata");
+    meta.namespace = namespace;
     if (copy) {
-      out.metadata.uid = uid(out.metadata.uid);
-      out.metadata.resourceVersion = String(Number(out.metadata.resourceVersion) + 1_000);
-      for (const ref of out.metadata.ownerReferences ?? []) ref.uid = uid(ref.uid) ?? ref.uid;
+      meta.uid = uid(meta.uid);
+      meta.resourceVersion = String(Number(meta.resourceVersion) + 1_000);
+      for (const ref of meta.ownerReferences ?? []) ref.uid = uid(ref.uid);
     }
     return out;
   };
@@ -114,8 +100,8 @@ function seedFor(namespace: string): Seeded[] {
   // The recording keeps each revision's name, number, labels, annotations and exact data.raw; the rest of its
   // metadata is what upstream's NewControllerRevision writes: the set's controller reference. The simulator gives it
   // a uid, a creationTimestamp and a resourceVersion after the recorded ones (none were recorded).
-  const revisions = recording.controllerRevisions.map((r): Seeded & Json => {
-    const set = sets.find((s) => s.metadata.name === r.set);
+  const revisions = recording.controllerRevisions.map((r): RecordedRevisionObject => {
+    const set = sets.find((s) => s.metadata?.name === r.set);
     assert.ok(set, `recorded set of ${r.name}`);
     return {
       apiVersion: "apps/v1",
@@ -125,21 +111,26 @@ function seedFor(namespace: string): Seeded[] {
         namespace,
         labels: r.labels,
         annotations: r.annotations ?? {},
-        ownerReferences: [{ apiVersion: "apps/v1", kind: "StatefulSet", name: r.set, uid: set.metadata.uid ?? "", controller: true, blockOwnerDeletion: true }],
+        ownerReferences: [{ apiVersion: "apps/v1", kind: "StatefulSet", name: r.set, uid: set.metadata?.uid ?? "", controller: true, blockOwnerDeletion: true }],
       },
       data: JSON.parse(r.raw) as unknown,
       revision: r.revision,
     };
   });
-  const ns: Seeded & Json = { apiVersion: "v1", kind: "Namespace", metadata: { name: namespace, labels: { "kubernetes.io/metadata.name": namespace } }, spec: { finalizers: ["kubernetes"] }, status: { phase: "Active" } };
-  return [ns, ...sets, ...revisions, ...recording.pods.map(relocate), ...recording.persistentVolumeClaims.map(relocate)];
+  return {
+    namespace: { apiVersion: "v1", kind: "Namespace", metadata: { name: namespace, labels: { "kubernetes.io/metadata.name": namespace } }, spec: { finalizers: ["kubernetes"] }, status: { phase: "Active" } },
+    sets,
+    revisions,
+    pods: recording.pods.map(relocate),
+    claims: recording.persistentVolumeClaims.map(relocate),
+  };
 }
 
-const seeded = new Map<string, Seeded[]>(NAMESPACES.map((ns) => [ns, seedFor(ns)]));
+const seeded = new Map<string, Seeded>(NAMESPACES.map((ns) => [ns, seedFor(ns)]));
 const seedDir = mkdtempSync(join(tmpdir(), "stsfleet-takeover-"));
 after(() => rmSync(seedDir, { recursive: true, force: true }));
 const seedFile = join(seedDir, "seed.json");
-writeFileSync(seedFile, JSON.stringify([...seeded.values()].flat()));
+writeFileSync(seedFile, JSON.stringify([...seeded.values()].flatMap((s) => [s.namespace, ...s.sets, ...s.revisions, ...s.pods, ...s.claims])));
 
 const receiver = await startOtlpReceiver();
 after(() => receiver.close());
@@ -155,17 +146,60 @@ function plannedActions(samples: readonly Sample[]): number {
   return samples.filter((s) => s.name === "stsfleet_planned_actions_total").reduce((sum, s) => sum + s.value, 0);
 }
 
-function recordedOf(namespace: string, kind: string): Recorded[] {
-  return (seeded.get(namespace) ?? []).filter((o) => o.kind === kind) as Recorded[];
-}
-
 function describeWrite(e: AuditEvent): string {
   return `${e.service ?? e.userAgent} ${e.verb} ${e.resource}${e.subresource ? `/${e.subresource}` : ""} ${e.namespace ?? ""}/${e.name ?? ""} ${e.code}`;
 }
 
+/** Every seeded set, revision, pod and claim of `namespace` is the same object as seeded, unchanged. */
+async function assertAsSeeded(namespace: string): Promise<void> {
+  const seed = seeded.get(namespace);
+  assert.ok(seed);
+  for (const recorded of seed.sets) {
+    const name = recorded.metadata?.name ?? "";
+    const set = await getSet(t.kube, namespace, name);
+    assert.equal(set.metadata.uid, recorded.metadata?.uid, `${namespace}/${name}: the same object`);
+    assert.equal(set.metadata.generation, recorded.metadata?.generation, `${namespace}/${name}: spec untouched`);
+    assert.deepEqual(set.spec, recorded.spec, `${namespace}/${name}: spec as seeded`);
+    assert.equal(set.status?.currentRevision, recorded.status?.currentRevision, `${namespace}/${name}: currentRevision`);
+    assert.equal(set.status?.updateRevision, recorded.status?.updateRevision, `${namespace}/${name}: updateRevision`);
+    assert.equal(set.status?.observedGeneration, set.metadata.generation, `${namespace}/${name}: observedGeneration`);
+    assert.equal(set.status?.readyReplicas, recorded.status?.readyReplicas, `${namespace}/${name}: readyReplicas`);
+  }
+
+  const revisions = (await t.kube.list<{ items: ControllerRevision[] }>({ ...RESOURCES.controllerrevisions, namespace })).items;
+  assert.deepEqual(
+    revisions.map((r) => `${r.metadata.name ?? ""}@${r.revision}`).sort(),
+    seed.revisions.map((r) => `${r.metadata?.name ?? ""}@${String(r.revision)}`).sort(),
+    `${namespace}: the recorded revisions, numbers unchanged, and no other`,
+  );
+
+  const pods = (await t.kube.list<{ items: (Pod & { spec: Record<string, unknown> })[] }>({ ...RESOURCES.pods, namespace })).items;
+  for (const recorded of seed.pods) {
+    const name = recorded.metadata?.name ?? "";
+    const pod = pods.find((p) => p.metadata.name === name);
+    assert.ok(pod, `${namespace}/${name} still exists`);
+    assert.equal(pod.metadata.uid, recorded.metadata?.uid, `${namespace}/${name}: not recreated`);
+    assert.deepEqual(pod.metadata.labels, recorded.metadata?.labels, `${namespace}/${name}: labels (revision hash included) unchanged`);
+    assert.deepEqual(pod.metadata.ownerReferences, recorded.metadata?.ownerReferences, `${namespace}/${name}: owner unchanged`);
+    const { nodeName, ...spec } = pod.spec;
+    assert.equal(nodeName, "kube-sim-node", "bound by the simulator's scheduler");
+    assert.deepEqual(spec, recorded.spec, `${namespace}/${name}: spec unchanged but for the node`);
+    assert.ok(isReady(pod), `${namespace}/${name} is still Ready`);
+  }
+
+  const claims = (await t.kube.list<{ items: Claim[] }>({ ...RESOURCES.persistentvolumeclaims, namespace })).items;
+  for (const recorded of seed.claims) {
+    const name = recorded.metadata?.name ?? "";
+    const claim = claims.find((c) => c.metadata.name === name);
+    assert.ok(claim, `${namespace}/${name} still exists`);
+    assert.equal(claim.metadata.uid, recorded.metadata?.uid, `${namespace}/${name}: the recorded claim`);
+    assert.equal(claim.metadata.ownerReferences, undefined, `${namespace}/${name}: Retain/Retain, no owner reference added`);
+  }
+}
+
 describe("takeover of a cluster kube-controller-manager wrote (issue 18, acceptance 2)", () => {
   it("every set gets its turns; no pod, claim or revision is written and the revision names stay the recorded ones", async (test) => {
-    const sets = NAMESPACES.flatMap((namespace) => recording.statefulSets.map((s) => ({ namespace, name: s.metadata.name ?? "" })));
+    const sets = NAMESPACES.flatMap((namespace) => recording.statefulSets.map((s) => ({ namespace, name: s.metadata?.name ?? "" })));
     await waitFor(
       "a completed turn of every seeded set",
       () => sets.every(({ namespace, name }) => turnsOf(namespace, name).some((s) => s.attributes["stsfleet.turn.outcome"] === "done")),
@@ -205,47 +239,6 @@ describe("takeover of a cluster kube-controller-manager wrote (issue 18, accepta
     assert.deepEqual(anywhere.map(describeWrite), [], "no pod, claim or revision written in any namespace");
     assert.equal(plannedActions(await t.metrics("actor-0")), 0, "the planner planned no action at all");
 
-    for (const namespace of NAMESPACES) {
-      for (const recorded of recordedOf(namespace, "StatefulSet") as Recording["statefulSets"]) {
-        const name = recorded.metadata.name ?? "";
-        const set = await getSet(t.kube, namespace, name);
-        assert.equal(set.metadata.uid, recorded.metadata.uid, `${namespace}/${name}: the same object`);
-        assert.equal(set.metadata.generation, recorded.metadata.generation, `${namespace}/${name}: spec untouched`);
-        assert.deepEqual(set.spec, recorded.spec, `${namespace}/${name}: spec as seeded`);
-        assert.equal(set.status?.currentRevision, recorded.status.currentRevision, `${namespace}/${name}: currentRevision`);
-        assert.equal(set.status?.updateRevision, recorded.status.updateRevision, `${namespace}/${name}: updateRevision`);
-        assert.equal(set.status?.observedGeneration, set.metadata.generation, `${namespace}/${name}: observedGeneration`);
-        assert.equal(set.status?.readyReplicas, recorded.status["readyReplicas"], `${namespace}/${name}: readyReplicas`);
-      }
-
-      const revisions = (await t.kube.list<{ items: ControllerRevision[] }>({ ...RESOURCES.controllerrevisions, namespace })).items;
-      assert.deepEqual(
-        revisions.map((r) => `${r.metadata.name ?? ""}@${r.revision}`).sort(),
-        recording.controllerRevisions.map((r) => `${r.name}@${r.revision}`).sort(),
-        `${namespace}: the recorded revisions, numbers unchanged, and no other`,
-      );
-
-      const pods = (await t.kube.list<{ items: (Pod & { spec: Json })[] }>({ ...RESOURCES.pods, namespace })).items;
-      for (const recorded of recordedOf(namespace, "Pod")) {
-        const name = recorded.metadata.name ?? "";
-        const pod = pods.find((p) => p.metadata.name === name);
-        assert.ok(pod, `${namespace}/${name} still exists`);
-        assert.equal(pod.metadata.uid, recorded.metadata.uid, `${namespace}/${name}: not recreated`);
-        assert.deepEqual(pod.metadata.labels, recorded.metadata.labels, `${namespace}/${name}: labels (revision hash included) unchanged`);
-        assert.deepEqual(pod.metadata.ownerReferences, recorded.metadata.ownerReferences, `${namespace}/${name}: owner unchanged`);
-        const { nodeName, ...spec } = pod.spec;
-        assert.equal(nodeName, "kube-sim-node", "bound by the simulator's scheduler");
-        assert.deepEqual(spec, recorded.spec, `${namespace}/${name}: spec unchanged but for the node`);
-        assert.ok(isReady(pod), `${namespace}/${name} is still Ready`);
-      }
-
-      const claims = (await t.kube.list<{ items: Claim[] }>({ ...RESOURCES.persistentvolumeclaims, namespace })).items;
-      for (const recorded of recordedOf(namespace, "PersistentVolumeClaim")) {
-        const claim = claims.find((c) => c.metadata.name === recorded.metadata.name);
-        assert.ok(claim, `${namespace}/${recorded.metadata.name ?? ""} still exists`);
-        assert.equal(claim.metadata.uid, recorded.metadata.uid, `${namespace}/${recorded.metadata.name ?? ""}: the recorded claim`);
-        assert.equal(claim.metadata.ownerReferences, undefined, "Retain/Retain: no owner reference added");
-      }
-    }
+    for (const namespace of NAMESPACES) await assertAsSeeded(namespace);
   });
 });
