@@ -1,5 +1,6 @@
 // `npm run kube-sim`: the simulator as a process. Prints one line with the URL once listening and stops
 // cleanly on SIGINT/SIGTERM.
+import { readFileSync } from "node:fs";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { DEFAULT_BOOKMARK_INTERVAL_MS, DEFAULT_HISTORY_WINDOW, DEFAULT_WATCH_COALESCE_MS, startKubeSim } from "./main.ts";
 import type { KubeSimOptions } from "./main.ts";
@@ -44,7 +45,16 @@ export function buildCommand(): Command {
     .addOption(intOpt("--schedule-delay-ms <ms>", "kubelet: delay before a new pod is scheduled", "KUBE_SIM_SCHEDULE_DELAY_MS", DEFAULT_KUBELET.scheduleDelayMs))
     .addOption(intOpt("--start-delay-ms <ms>", "kubelet: delay from scheduled to Running and Ready (pod annotation sim.stsfleet.dev/start-delay-ms overrides)", "KUBE_SIM_START_DELAY_MS", DEFAULT_KUBELET.startDelayMs))
     .addOption(intOpt("--termination-delay-ms <ms>", "kubelet: time containers take to stop once a pod is Terminating (capped by its grace period)", "KUBE_SIM_TERMINATION_DELAY_MS", DEFAULT_KUBELET.terminationDelayMs))
-    .addOption(intOpt("--bind-delay-ms <ms>", "volume binder: delay before a pending claim is bound to a new volume", "KUBE_SIM_BIND_DELAY_MS", DEFAULT_KUBELET.bindDelayMs));
+    .addOption(intOpt("--bind-delay-ms <ms>", "volume binder: delay before a pending claim is bound to a new volume", "KUBE_SIM_BIND_DELAY_MS", DEFAULT_KUBELET.bindDelayMs))
+    .addOption(new Option("--seed <file>", "start with the objects of this JSON file (an array or a List), stored as recorded: resourceVersions, uids and status kept").env("KUBE_SIM_SEED"));
+}
+
+/** The objects of a `--seed` file: a JSON array of objects, or a `List` (what `kubectl get -o json` prints). */
+export function readSeedFile(path: string): unknown[] {
+  const parsed = JSON.parse(readFileSync(path, "utf8")) as unknown;
+  if (Array.isArray(parsed)) return parsed;
+  if (typeof parsed === "object" && parsed !== null && Array.isArray((parsed as { items?: unknown }).items)) return (parsed as { items: unknown[] }).items;
+  throw new InvalidArgumentError(`--seed ${path}: expected a JSON array of objects or a List with items`);
 }
 
 /** The parsed flags of buildCommand(). */
@@ -65,6 +75,7 @@ export interface CliOptions {
   startDelayMs: number;
   terminationDelayMs: number;
   bindDelayMs: number;
+  seed?: string;
 }
 
 /** The simulator's options from the parsed flags (shared with the benchmark's simulator process). */
@@ -79,6 +90,7 @@ export function simOptionsFrom(o: CliOptions): KubeSimOptions {
     watchCoalesceMs: o.watchCoalesceMs,
     faults: { latencyMs: o.latencyMs, errorRate: o.errorRate, conflictRate: o.conflictRate, dropWatchesEveryMs: o.dropWatchesEveryMs },
     kubelet: { nodeName: o.nodeName, scheduleDelayMs: o.scheduleDelayMs, startDelayMs: o.startDelayMs, terminationDelayMs: o.terminationDelayMs, bindDelayMs: o.bindDelayMs },
+    ...(o.seed !== undefined ? { seed: readSeedFile(o.seed) } : {}),
   };
 }
 

@@ -34,6 +34,12 @@ export interface KubeSimOptions {
   /** Minimum spacing of one watcher's writes during a burst of events. */
   watchCoalesceMs?: number;
   clock?: Clock;
+  /**
+   * Objects to start with, stored as another API server stored them (Registry.seed: resourceVersions, uids,
+   * timestamps, status kept); loaded after the system namespaces and the node, before the server listens, and seen by
+   * the simulator's controllers as they would see new objects. For tests that take over a recorded cluster.
+   */
+  seed?: readonly unknown[];
 }
 
 export interface KubeSim {
@@ -88,6 +94,15 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
   }
   const gc = new GarbageCollector(registry);
   const kubelet = new Kubelet(registry, { ...DEFAULT_KUBELET, ...options.kubelet });
+  if (options.seed !== undefined) {
+    try {
+      registry.seed(options.seed);
+    } catch (err) {
+      kubelet.stop();
+      gc.stop();
+      throw err;
+    }
+  }
   const audit = options.auditLog === undefined ? undefined : new AuditLog(options.auditLog);
   const watches = new WatchSet();
   let address = "";

@@ -1,36 +1,17 @@
 // Acceptance 3: ControllerRevisions are byte-compatible with a real kube-controller-manager (v1.32.6 recording in
 // test/fixtures/kcm-v1.32.6.json) and survive the 1.34 serializer drift without a rollout.
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import { describe, it } from "node:test";
 import { LABELS, controllerRevisionHash, controllerRevisionName } from "#protocol";
+import type { RecordedRevision } from "#test-support/kcm-recording.ts";
+import { loadKcmRecording } from "#test-support/kcm-recording.ts";
 import { allActions } from "./describe.ts";
 import { goJsonMarshal } from "./gojson.ts";
 import { plan } from "./plan.ts";
 import { revisionRaw, templateOfRevision } from "./revisions.ts";
-import type { ControllerRevision, CreateRevisionAction, PersistentVolumeClaim, Pod, Snapshot, StatefulSet } from "./types.ts";
+import type { ControllerRevision, CreateRevisionAction, Snapshot, StatefulSet } from "./types.ts";
 
-interface RecordedRevision {
-  set: string;
-  name: string;
-  revision: number;
-  collisionCount: number;
-  hashLabel: string;
-  raw: string;
-  labels: Record<string, string>;
-  annotations?: Record<string, string>;
-}
-
-interface Recording {
-  controllerRevisions: RecordedRevision[];
-  statefulSets: StatefulSet[];
-  pods: Pod[];
-  persistentVolumeClaims: PersistentVolumeClaim[];
-}
-
-const recording = JSON.parse(
-  readFileSync(new URL("../../../../test/fixtures/kcm-v1.32.6.json", import.meta.url), "utf8"),
-) as Recording;
+const recording = loadKcmRecording();
 const NOW_MS = Date.parse("2026-11-29T20:00:00Z");
 
 function recordedSet(name: string): StatefulSet {

@@ -20,6 +20,7 @@ import {
   applyPatch,
   canonicalize,
   decodeError,
+  findByKind,
   groupVersion,
   scaleOf,
   storageFieldSelector,
@@ -421,6 +422,42 @@ export class Registry {
       return undefined;
     }
     return JSON.parse(this.store.put(key, obj).json) as KubeObject;
+  }
+
+  /**
+   * Loads objects recorded from another API server, stored as given: no defaulting, validation or admission, status
+   * and managedFields kept, resourceVersions kept (Store.seed's rules); a missing uid or creationTimestamp is filled
+   * in as a create would. For tests that start from a cluster another controller wrote (`startKubeSim({ seed })`,
+   * `--seed FILE`). A namespaced object's namespace must exist or be seeded with it. Throws, storing nothing, on an
+   * object the simulator does not serve or whose key exists.
+   */
+  seed(objects: readonly unknown[]): KubeObject[] {
+    const nsKey = resourceKey(mustFind("", "namespaces"));
+    const seededNamespaces = new Set<string>();
+    const typed = objects.map((raw, i) => {
+      if (!isRecord(raw) || !isRecord(raw["metadata"])) throw new Error(`seed: object ${i} is not a Kubernetes object with metadata`);
+      const apiVersion = typeof raw["apiVersion"] === "string" ? raw["apiVersion"] : "";
+      const kind = typeof raw["kind"] === "string" ? raw["kind"] : "";
+      const info = findByKind(apiVersion, kind);
+      if (info === undefined) throw new Error(`seed: object ${i}: ${apiVersion} ${kind} is not served by the simulator`);
+      const obj = clone(raw as KubeObject);
+      const meta = obj.metadata;
+      if (info.namespaced !== (typeof meta.namespace === "string" && meta.namespace !== "")) {
+        throw new Error(`seed: ${kind} ${meta.name ?? ""}: ${info.namespaced ? "a namespaced kind needs" : "a cluster-scoped kind takes no"} metadata.namespace`);
+      }
+      meta.uid ??= newUid();
+      meta.creationTimestamp ??= rfc3339(this.now());
+      if (resourceKey(info) === nsKey && meta.name !== undefined) seededNamespaces.add(meta.name);
+      return { info, obj };
+    });
+    for (const { info, obj } of typed) {
+      const ns = obj.metadata.namespace;
+      if (info.namespaced && ns !== undefined && !seededNamespaces.has(ns) && this.store.get(nsKey, "", ns) === undefined) {
+        throw new Error(`seed: ${info.kind} ${ns}/${obj.metadata.name ?? ""}: namespace ${ns} neither exists nor is seeded`);
+      }
+    }
+    const entries = this.store.seed(typed.map(({ info, obj }) => ({ resourceKey: resourceKey(info), obj: toStorage(info, obj) })));
+    return entries.map((entry) => JSON.parse(entry.json) as KubeObject);
   }
 
   // ---- scale subresource ----

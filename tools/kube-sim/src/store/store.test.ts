@@ -95,4 +95,44 @@ describe("store", () => {
       }),
     );
   });
+
+  describe("seed", () => {
+    const at = (obj: KubeObject, rv?: string): { resourceKey: string; obj: KubeObject } => ({
+      resourceKey: "/configmaps",
+      obj: rv === undefined ? obj : { ...obj, metadata: { ...obj.metadata, resourceVersion: rv } },
+    });
+
+    it("keeps recorded resourceVersions, numbers the rest after the highest, and writes continue above it", () => {
+      const store = new Store({ historyWindow: 10, fields });
+      store.put("/configmaps", cm("before"));
+      const seen: string[] = [];
+      store.watch("/configmaps", 1, all, (type, e) => seen.push(`${type} ${e.name} ${e.rv}`));
+      const controller: string[] = [];
+      store.subscribe((event) => controller.push(`${event.entry.name}:${String(store.count("/configmaps"))}`));
+      const entries = store.seed([at(cm("set"), "197"), at(cm("pod"), "163"), at(cm("revision")), at(cm("claim"), "108")]);
+      assert.deepEqual(entries.map((e) => [e.name, e.rv]), [["claim", 108], ["pod", 163], ["set", 197], ["revision", 198]]);
+      assert.equal((JSON.parse(store.get("/configmaps", "a", "pod")?.json ?? "{}") as KubeObject).metadata.resourceVersion, "163");
+      assert.equal(store.currentRv, 198);
+      assert.deepEqual(seen, ["ADDED claim 108", "ADDED pod 163", "ADDED set 197", "ADDED revision 198"], "as creates, in resourceVersion order");
+      assert.deepEqual(controller, ["claim:5", "pod:5", "set:5", "revision:5"], "every object is stored before the first event");
+      assert.equal(store.put("/configmaps", cm("pod")).rv, 199);
+    });
+
+    it("refuses resourceVersions at or below the store's, given twice or not numbers, and existing keys, storing nothing", () => {
+      const store = new Store({ historyWindow: 10, fields });
+      store.put("/configmaps", cm("x"));
+      store.put("/configmaps", cm("y"));
+      for (const [objects, message] of [
+        [[at(cm("a"), "2")], /resourceVersion 2 is not above the store's current 2/],
+        [[at(cm("a"), "7"), at(cm("b"), "7")], /resourceVersion 7 is given twice/],
+        [[at(cm("a"), "07")], /"07" is not a positive integer/],
+        [[at(cm("a"), "9"), at(cm("x"), "10")], /x already exists/],
+        [[at(cm("a"), "9"), at(cm("a"), "10")], /a already exists/],
+      ] as const) {
+        assert.throws(() => store.seed(objects), message);
+        assert.equal(store.currentRv, 2);
+        assert.equal(store.count("/configmaps"), 2);
+      }
+    });
+  });
 });

@@ -203,6 +203,62 @@ export class Store {
     const rv = ++this.rv;
     obj.metadata.resourceVersion = String(rv);
     const entry = this.makeEntry(resourceKey, key, namespace, name, rv, obj);
+    this.insert(b, resourceKey, entry, prev);
+    this.emit(b, { rv, resourceKey, type: prev === undefined ? "ADDED" : "MODIFIED", entry, prev });
+    return entry;
+  }
+
+  /**
+   * Loads objects another API server stored, keeping their resourceVersions: as if each had been created at its
+   * resourceVersion, in that order. Every given resourceVersion must be a positive integer above the store's
+   * current one and unique; objects without one get the next versions after the highest seeded, in the order given.
+   * All objects are stored before the first ADDED event goes out (in resourceVersion order, to watchers and
+   * controllers), so a controller reacting to a pod already sees its owner. Later writes continue above the highest
+   * seeded version, so resourceVersions stay monotonic. Throws, storing nothing, when an object's key exists.
+   */
+  seed(objects: readonly { readonly resourceKey: string; readonly obj: KubeObject }[]): StoredEntry[] {
+    const keys = new Set<string>();
+    const given = new Set<number>();
+    for (const { resourceKey, obj } of objects) {
+      const namespace = obj.metadata.namespace ?? "";
+      const name = obj.metadata.name ?? "";
+      const id = `${resourceKey} ${entryKey(namespace, name)}`;
+      if (name === "") throw new Error(`seed: ${resourceKey} object without metadata.name`);
+      if (keys.has(id) || this.get(resourceKey, namespace, name) !== undefined) throw new Error(`seed: ${id} already exists`);
+      keys.add(id);
+      const raw = obj.metadata.resourceVersion;
+      if (raw === undefined || raw === "") continue;
+      if (!/^[1-9]\d*$/.test(raw)) throw new Error(`seed: ${id}: resourceVersion "${raw}" is not a positive integer`);
+      const rv = Number(raw);
+      if (rv <= this.rv) throw new Error(`seed: ${id}: resourceVersion ${rv} is not above the store's current ${this.rv}`);
+      if (given.has(rv)) throw new Error(`seed: ${id}: resourceVersion ${rv} is given twice`);
+      given.add(rv);
+    }
+    let next = this.rv;
+    for (const rv of given) next = Math.max(next, rv);
+    const numbered = objects.map(({ resourceKey, obj }) => {
+      const raw = obj.metadata.resourceVersion;
+      const rv = raw === undefined || raw === "" ? ++next : Number(raw);
+      return { resourceKey, obj: { ...obj, metadata: { ...obj.metadata, resourceVersion: String(rv) } }, rv };
+    });
+    numbered.sort((a, b) => a.rv - b.rv);
+    this.rv = next;
+    const stored = numbered.map(({ resourceKey, obj, rv }) => {
+      const namespace = obj.metadata.namespace ?? "";
+      const name = obj.metadata.name ?? "";
+      const entry = this.makeEntry(resourceKey, entryKey(namespace, name), namespace, name, rv, obj);
+      this.insert(this.bucket(resourceKey), resourceKey, entry, undefined);
+      return { resourceKey, entry };
+    });
+    for (const { resourceKey, entry } of stored) {
+      this.emit(this.bucket(resourceKey), { rv: entry.rv, resourceKey, type: "ADDED", entry, prev: undefined });
+    }
+    return stored.map((s) => s.entry);
+  }
+
+  /** Makes `entry` the current state of its key (`prev` the state it replaces) and indexes it. */
+  private insert(b: Bucket, resourceKey: string, entry: StoredEntry, prev: StoredEntry | undefined): void {
+    const { key, namespace } = entry;
     b.objects.set(key, entry);
     if (prev === undefined) {
       let set = b.byNamespace.get(namespace);
@@ -214,8 +270,6 @@ export class Store {
       b.addKey(namespace, key);
     }
     this.index(resourceKey, key, prev, entry);
-    this.emit(b, { rv, resourceKey, type: prev === undefined ? "ADDED" : "MODIFIED", entry, prev });
-    return entry;
   }
 
   /** Removes an object; `finalObj` is its last state, served in the DELETED event with a new resourceVersion. */
