@@ -7,7 +7,7 @@ import { context, SpanKind, trace } from "@opentelemetry/api";
 import { jetstream } from "@nats-io/jetstream";
 import type { Registry } from "prom-client";
 import { BUCKETS, PublicationClock, STREAMS, objectSubjects, rereadSubjects } from "#protocol";
-import { backoffDelayMs } from "../../common/src/backoff.ts";
+import { backoffDelayMs, retryForever } from "../../common/src/backoff.ts";
 import type { BackoffPolicy } from "../../common/src/backoff.ts";
 import { KubeClient, RESOURCES, loadKubeConfig } from "../../common/src/kube.ts";
 import type { ResourceRef, UserAgentKubeConfig } from "../../common/src/kube.ts";
@@ -81,24 +81,6 @@ export interface Watcher {
   stop(options?: { readonly releaseLease?: boolean }): Promise<void>;
 }
 
-async function retryForever<T>(
-  what: string,
-  call: () => Promise<T>,
-  policy: BackoffPolicy,
-  logger: Logger,
-  signal: AbortSignal,
-): Promise<T> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await call();
-    } catch (error) {
-      if (signal.aborted) throw error;
-      logger.warn({ err: error, attempt }, `${what} failed; retrying`);
-      await sleep(backoffDelayMs(policy, attempt), undefined, { signal });
-    }
-  }
-}
-
 export async function startWatcher(config: Readonly<WatcherConfig>, deps: WatcherDeps = {}): Promise<Watcher> {
   const logger =
     deps.logger ?? createLogger({ service: "watcher", instance: config.name, level: config.logLevel, format: config.logFormat });
@@ -155,13 +137,11 @@ export async function startWatcher(config: Readonly<WatcherConfig>, deps: Watche
     common,
   );
   const connection = nats.connection;
-  const topology = await retryForever(
-    "provisioning streams and buckets",
-    () => provisionTopology(connection, { replicas: config.natsReplicas }),
-    backoff,
+  const topology = await retryForever("provisioning streams and buckets", () => provisionTopology(connection, { replicas: config.natsReplicas }), {
+    policy: backoff,
     logger,
-    lifetime.signal,
-  );
+    signal: lifetime.signal,
+  });
   // Stream publishes without nats.js's per-request machinery (ADR 0085); the ack timeout is --publish-timeout-ms.
   const streamPublisher = new StreamPublisher(connection, { timeoutMs: config.publishTimeoutMs, inboxPrefix: nats.inboxPrefix });
   // The stream index is read through an R1 consumer, which nats-server 2.9 may place on a cluster node that is

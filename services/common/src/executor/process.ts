@@ -1,10 +1,9 @@
 // The process shell both executors share: logs, metrics and probes first (so /healthz answers while NATS is still
 // unreachable), then NATS (reconnecting forever), the stream topology, the shard-epoch view used for fencing and a
 // Kubernetes client with the service's User-Agent; then the service itself; and graceful shutdown in reverse.
-import { setTimeout as sleep } from "node:timers/promises";
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { CommonConfig } from "../config.ts";
-import { backoffDelayMs } from "../backoff.ts";
+import { retryForever } from "../backoff.ts";
 import { KubeClient, loadKubeConfig } from "../kube.ts";
 import { createLogger } from "../logger.ts";
 import type { Logger } from "../logger.ts";
@@ -47,19 +46,6 @@ export interface ExecutorProcessOptions<C extends CommonConfig & { readonly nats
   start(config: C, deps: ExecutorDeps): Promise<ExecutorHandle>;
 }
 
-async function retryForever<T>(what: string, logger: Logger, attempt: () => Promise<T>, stopped: () => boolean): Promise<T | undefined> {
-  for (let failures = 0; !stopped(); failures += 1) {
-    try {
-      return await attempt();
-    } catch (error) {
-      const delayMs = backoffDelayMs({ initialDelayMs: 250, maxDelayMs: 10_000 }, failures);
-      logger.warn({ err: error, delayMs }, `${what} failed; retrying`);
-      await sleep(delayMs);
-    }
-  }
-  return undefined;
-}
-
 async function startOpsServers(
   config: CommonConfig,
   metrics: CommonMetrics,
@@ -82,6 +68,9 @@ async function startOpsServers(
   }
   return servers;
 }
+
+/** Backoff of startup steps that wait for NATS (provisioning, the shard-epoch watch). */
+const STARTUP_RETRY = { initialDelayMs: 250, maxDelayMs: 10_000 } as const;
 
 /** Runs an executor until SIGINT/SIGTERM; never returns normally (the shutdown handler exits the process). */
 export async function runExecutorProcess<C extends CommonConfig & { readonly natsReplicas: number }>(
@@ -147,16 +136,23 @@ export async function runExecutorProcess<C extends CommonConfig & { readonly nat
     await Promise.all(servers.map((server) => server.close()));
   });
 
-  const topology: Topology | undefined = await retryForever(
-    "provisioning streams and buckets",
-    logger,
-    () => provisionTopology(connection, { replicas: config.natsReplicas }),
-    stopped,
-  );
-  if (!topology) return;
-  const epochs = await retryForever("watching shard epochs", logger, () =>
-    watchShardEpochs(topology.shards, logger, (reason) => metrics.droppedMessages.inc({ subject: "$KV.shards.{shard}", reason })), stopped);
-  if (!epochs) return;
+  // What startup waits for is given up when shutdown begins (its first step), so a signal is not held behind it.
+  const startup = new AbortController();
+  shutdown.add("stop waiting for NATS", () => startup.abort(new Error("shutting down")));
+  const retry = { policy: STARTUP_RETRY, logger, signal: startup.signal };
+  let topology: Topology;
+  let epochs: ShardEpochView;
+  try {
+    topology = await retryForever("provisioning streams and buckets", () => provisionTopology(connection, { replicas: config.natsReplicas }), retry);
+    epochs = await retryForever(
+      "watching shard epochs",
+      () => watchShardEpochs(topology.shards, logger, (reason) => metrics.droppedMessages.inc({ subject: "$KV.shards.{shard}", reason })),
+      retry,
+    );
+  } catch (error) {
+    if (startup.signal.aborted) return;
+    throw error;
+  }
   state.epochs = epochs;
 
   const handle = await options.start(config, { nats: connection, kube, epochs, logger, metrics });
