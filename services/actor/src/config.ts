@@ -24,7 +24,6 @@ export function actorCommand() {
         .env("LEASE_PROFILE")
         .default("default"),
     )
-    .addOption(new Option("--nats-replicas <n>", "replicas of streams and buckets (1 locally, 3 in production)").env("NATS_REPLICAS").argParser(integerOption).default(1))
     .addOption(
       new Option(
         "--intent-log-placement <tags>",
@@ -51,7 +50,6 @@ export function actorCommand() {
 export const ActorConfigSchema = CommonConfigSchema.extend({
   maxConcurrentTurns: z.number().int().min(1).max(10_000),
   leaseProfile: z.enum(["default", "fast"]),
-  natsReplicas: z.number().int().min(1).max(5),
   intentLogPlacement: z
     .array(z.string().min(1))
     .max(MAX_INTENT_LOG_REPLICAS, `at most ${MAX_INTENT_LOG_REPLICAS} tags`)

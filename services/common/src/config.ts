@@ -35,6 +35,12 @@ export function serviceCommand(binary: string, description: string): Command {
     .addOption(new Option("--nats-tls-cert <file>", "client certificate (PEM) for mutual TLS with NATS; needs --nats-tls-key").env("NATS_TLS_CERT"))
     .addOption(new Option("--nats-tls-key <file>", "private key (PEM) of --nats-tls-cert").env("NATS_TLS_KEY"))
     .addOption(
+      new Option("--nats-replicas <n>", "replicas of the streams and buckets this service creates if missing (1 locally, 3 in production)")
+        .env("NATS_REPLICAS")
+        .argParser(integerOption)
+        .default(1),
+    )
+    .addOption(
       new Option(
         "--kubeconfig <path>",
         "kubeconfig file; default: $KUBECONFIG, then ~/.kube/config, then the in-cluster service account",
@@ -93,6 +99,7 @@ export const CommonConfigSchema = z.object({
   natsTlsCa: z.string().min(1).optional(),
   natsTlsCert: z.string().min(1).optional(),
   natsTlsKey: z.string().min(1).optional(),
+  natsReplicas: z.number().int().min(1).max(5),
   kubeconfig: z.string().optional(),
   kubeRequestTimeoutMs: z.number().int().positive(),
   metricsBindAddress: bindAddress,

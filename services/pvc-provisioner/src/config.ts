@@ -1,17 +1,15 @@
-// Flags of the pvc-provisioner (on top of the common and executor flags), parsed once in main.ts.
+// Flags of the pvc-provisioner (on top of the common flags), parsed once in main.ts.
 import { Option } from "commander";
 import type { Command } from "commander";
 import { z } from "zod";
 import { CommonConfigSchema, integerOption, serviceCommand } from "../../common/src/config.ts";
-import { ExecutorConfigSchema, addExecutorOptions, millisecondsListOption } from "../../common/src/executor/config.ts";
+import { millisecondsListOption } from "../../common/src/executor/config.ts";
 
 export function pvcProvisionerCommand(): Command {
-  return addExecutorOptions(
-    serviceCommand(
-      "pvc-provisioner",
-      "Creates PersistentVolumeClaims and sets their retention-policy owner references, from the commands actors " +
-        "put on the STS_CMD work queue (durable consumer `pvc`, at-least-once, idempotent, fenced by shard epoch).",
-    ),
+  return serviceCommand(
+    "pvc-provisioner",
+    "Creates PersistentVolumeClaims and sets their retention-policy owner references, from the commands actors " +
+      "put on the STS_CMD work queue (durable consumer `pvc`, at-least-once, idempotent, fenced by shard epoch).",
   )
     .addOption(
       new Option("--concurrency <n>", "commands processed at the same time").env("PVC_CONCURRENCY").argParser(integerOption).default(32),
@@ -65,7 +63,7 @@ export const PvcProvisionerSettingsSchema = z
 export type PvcProvisionerSettings = z.infer<typeof PvcProvisionerSettingsSchema>;
 
 export const PvcProvisionerConfigSchema = z.intersection(
-  CommonConfigSchema.extend(ExecutorConfigSchema.shape),
+  CommonConfigSchema,
   PvcProvisionerSettingsSchema,
 );
 export type PvcProvisionerConfig = z.infer<typeof PvcProvisionerConfigSchema>;

@@ -1,17 +1,14 @@
-// Flags of the status-writer (on top of the common and executor flags), parsed once in main.ts.
+// Flags of the status-writer (on top of the common flags), parsed once in main.ts.
 import type { Command } from "commander";
 import { z } from "zod";
 import { CommonConfigSchema, integerFlag as intOption, serviceCommand } from "../../common/src/config.ts";
-import { ExecutorConfigSchema, addExecutorOptions } from "../../common/src/executor/config.ts";
 
 export function statusWriterCommand(): Command {
-  return addExecutorOptions(
-    serviceCommand(
-      "status-writer",
-      "Writes StatefulSet /status (latest wins per set, resourceVersion preconditions, conflict retry, " +
-        "observedGeneration never backwards) and Kubernetes Events (client-go's rate limit and aggregation) " +
-        "for the actors, over NATS (queue groups `status` and `events`).",
-    ),
+  return serviceCommand(
+    "status-writer",
+    "Writes StatefulSet /status (latest wins per set, resourceVersion preconditions, conflict retry, " +
+      "observedGeneration never backwards) and Kubernetes Events (client-go's rate limit and aggregation) " +
+      "for the actors, over NATS (queue groups `status` and `events`).",
   )
     .addOption(intOption("--status-concurrency <n>", "StatefulSets whose status is written at the same time", "STATUS_CONCURRENCY", 16))
     .addOption(intOption("--status-conflict-retries <n>", "re-reads after a 409 Conflict before a write fails", "STATUS_CONFLICT_RETRIES", 4))
@@ -59,7 +56,7 @@ export const StatusWriterSettingsSchema = z.object({
 });
 export type StatusWriterSettings = z.infer<typeof StatusWriterSettingsSchema>;
 
-export const StatusWriterConfigSchema = CommonConfigSchema.extend(ExecutorConfigSchema.shape).extend(StatusWriterSettingsSchema.shape);
+export const StatusWriterConfigSchema = CommonConfigSchema.extend(StatusWriterSettingsSchema.shape);
 export type StatusWriterConfig = z.infer<typeof StatusWriterConfigSchema>;
 
 export const DEFAULT_STATUS_WRITER_SETTINGS: StatusWriterSettings = {

@@ -12,7 +12,6 @@ export function watcherCommand(): Command {
       "as the last value per object, to the K8S_OBJS stream on the subject of its owning StatefulSet's shard.",
   )
     .addOption(new Option("--namespace <ns>", "watch only this namespace (default: all namespaces)").env("WATCH_NAMESPACE"))
-    .addOption(int("--nats-replicas <n>", "replicas of the streams and buckets the watcher creates", "NATS_REPLICAS", 1))
     .addOption(int("--list-page-size <n>", "items per page of each list request (limit)", "LIST_PAGE_SIZE", 500))
     .addOption(
       int(
@@ -78,7 +77,6 @@ export const WatcherConfigSchema = CommonConfigSchema.extend({
     .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, "must be a namespace name (DNS label)")
     .max(63)
     .optional(),
-  natsReplicas: z.number().int().min(1).max(5),
   listPageSize: positive.max(100_000),
   watchTimeoutSeconds: positive,
   watchStallTimeoutMs: positive,

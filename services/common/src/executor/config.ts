@@ -1,8 +1,8 @@
-// Flags both executors add to the common ones, and parsers for their values.
-import { InvalidArgumentError, Option } from "commander";
+// What both executors' flags share beyond the common ones: a parser for millisecond lists and parse-or-exit.
+import { InvalidArgumentError } from "commander";
 import type { Command } from "commander";
-import { z } from "zod";
-import { ConfigError, integerOption, parseConfig } from "../config.ts";
+import type { z } from "zod";
+import { ConfigError, parseConfig } from "../config.ts";
 
 /** "1000,5000,30000" -> [1000, 5000, 30000]; "" -> []. */
 export function millisecondsListOption(value: string): number[] {
@@ -14,17 +14,6 @@ export function millisecondsListOption(value: string): number[] {
     return Number(text);
   });
 }
-
-export function addExecutorOptions(command: Command): Command {
-  return command.addOption(
-    new Option("--nats-replicas <n>", "replicas of the streams and buckets this service creates if missing (3 in production)")
-      .env("NATS_REPLICAS")
-      .argParser(integerOption)
-      .default(1),
-  );
-}
-
-export const ExecutorConfigSchema = z.object({ natsReplicas: z.number().int().min(1).max(5) });
 
 /**
  * Parses argv for a service binary; on invalid input prints every problem and exits with status 2 (commander

@@ -40,7 +40,7 @@ export interface ExecutorHandle {
   stop(): Promise<void>;
 }
 
-export interface ExecutorProcessOptions<C extends CommonConfig & { readonly natsReplicas: number }> {
+export interface ExecutorProcessOptions<C extends CommonConfig> {
   readonly service: ServiceName;
   readonly config: C;
   start(config: C, deps: ExecutorDeps): Promise<ExecutorHandle>;
@@ -73,7 +73,7 @@ async function startOpsServers(
 const STARTUP_RETRY = { initialDelayMs: 250, maxDelayMs: 10_000 } as const;
 
 /** Runs an executor until SIGINT/SIGTERM; never returns normally (the shutdown handler exits the process). */
-export async function runExecutorProcess<C extends CommonConfig & { readonly natsReplicas: number }>(
+export async function runExecutorProcess<C extends CommonConfig>(
   options: ExecutorProcessOptions<C>,
 ): Promise<void> {
   const { config, service } = options;
