@@ -191,6 +191,13 @@ export const StatusWriteSchema = z.object({
   epoch: EpochSchema,
   set: SetRefSchema,
   status: StatefulSetStatusSchema,
+  /**
+   * What of `status` is written. `status` (the default): the whole status, under the ordering guards of ADR 0087.
+   * `conditions`: only the given conditions, set by type over the stored status as apimachinery's
+   * meta.SetStatusCondition does; the counters are not written, so the generation guards do not apply. For a set
+   * the actor leaves alone because another controller writes its status (ADR 0092).
+   */
+  scope: z.enum(["status", "conditions"]).optional(),
 });
 export type StatusWrite = z.infer<typeof StatusWriteSchema>;
 
