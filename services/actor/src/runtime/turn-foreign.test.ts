@@ -6,13 +6,12 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { codecs, shard as shardOf } from "#protocol";
-import type { Intent, IntentPlan, ObjectEnvelope, SetAddress, StatusManager, StatusWrite } from "#protocol";
-import { createLogger } from "../../../common/src/logger.ts";
+import type { ObjectEnvelope, StatusManager, StatusWrite } from "#protocol";
+import { TURN_TRIGGER, refusedTurnDeps } from "#test-support/turn-harness.ts";
 import { DEFAULT_FOREIGN_CONTROLLER_OPTIONS, FOREIGN_CONTROLLER_CONDITION, ForeignControllers } from "../domain/foreign-controller.ts";
 import { ObjectStore } from "../domain/object-store.ts";
 import type { EventSpec } from "../planner/index.ts";
 import type { Executor } from "./executor.ts";
-import { FencedError } from "./intents.ts";
 import { createTurnRunner } from "./turn.ts";
 
 const SHARD = shardOf("ns", "web");
@@ -48,7 +47,6 @@ const kcm = (time: string): StatusManager => ({ manager: "kube-controller-manage
 
 function harness() {
   const store = new ObjectStore();
-  const plans: IntentPlan[] = [];
   const statusWrites: StatusWrite[] = [];
   const events: EventSpec[] = [];
   const nats = {
@@ -58,35 +56,14 @@ function harness() {
     },
   } as unknown as NatsConnection;
   const foreignControllers = new ForeignControllers({ ...DEFAULT_FOREIGN_CONTROLLER_OPTIONS, ownManagers: ["stsfleet-status-writer"], quietPeriodMs: QUIET_MS });
-  const runTurn = createTurnRunner({
-    store,
+  // A plan is recorded and then refused, so nothing reaches Kubernetes: the test reads what the turn would do.
+  const { deps, appended } = refusedTurnDeps(store, {
     foreignControllers,
-    ownership: {
-      epochOf: () => 7,
-      canAct: () => true,
-      signalFor: () => new AbortController().signal,
-      isSynced: () => true,
-      fenced: () => undefined,
-    },
-    // A plan is recorded and then refused, so nothing reaches Kubernetes: the test reads what the turn would do.
-    intents: {
-      append: (_address: SetAddress, intent: Intent) => {
-        if (intent.type === "intent.plan") plans.push(intent);
-        return Promise.reject(new FencedError(`intent.${SHARD}.ns.web`, 7, 8));
-      },
-      forgetShard: () => undefined,
-    },
     executor: { recordEvent: (event: EventSpec) => events.push(event) } as unknown as Executor,
     nats,
-    member: "actor-0",
-    incarnation: "i0",
-    planOptions: {},
-    statusTimeoutMs: 1_000,
-    retryPeriodMs: 100,
-    logger: createLogger({ service: "actor", instance: "test", level: "silent", format: "json" }),
   });
-  const trigger = { reasons: ["test"], links: [], enqueuedAtMs: 0 };
-  return { store, plans, statusWrites, events, foreignControllers, turn: () => runTurn("ns/web", trigger) };
+  const runTurn = createTurnRunner(deps);
+  return { store, plans: appended, statusWrites, events, foreignControllers, turn: () => runTurn("ns/web", TURN_TRIGGER) };
 }
 
 describe("a turn over a set another controller writes (ADR 0092)", () => {
