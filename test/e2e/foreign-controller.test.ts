@@ -85,8 +85,9 @@ function actorProbes(): string {
 describe("another StatefulSet controller keeps writing a set's status (issue 18)", () => {
   it("stsfleet stops acting on the set within one turn, says why, writes no pod, and acts again once the writes stop", async () => {
     await t.createNamespace(NS);
-    // Pods take a while to turn Ready, so the scale below is still creating pods when the other controller starts.
-    await createSet(t.kube, NS, "web", { replicas: 2, claims: false, annotations: { [SIM_START_DELAY]: "600" } });
+    // Pods take a second to turn Ready, so the scale below is still creating pods when the other controller starts,
+    // and the next pod's turn comes long after the first foreign write is in the owner's cache.
+    await createSet(t.kube, NS, "web", { replicas: 2, claims: false, annotations: { [SIM_START_DELAY]: "1000" } });
     await waitForConverged(t.kube, NS, "web", 2, BOUND_MS);
     const detectedBefore = sum(await t.metrics("actor-0"), "stsfleet_foreign_controller_events_total", { event: "detected", rule: "known-controller" });
 
@@ -137,7 +138,7 @@ describe("another StatefulSet controller keeps writing a set's status (issue 18)
       // The other controller is switched off: after the quiet period the set is acted on again and converges.
       const writes = await writer.stop();
       writerStopped = true;
-      assert.ok(writes >= 10, `the other controller kept writing (${writes} writes)`);
+      assert.ok(writes >= 5, `the other controller kept writing (${writes} writes)`);
     } finally {
       if (!writerStopped) await writer.stop();
     }
