@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { codecs, shard as shardOf } from "#protocol";
-import type { ObjectEnvelope, StatusManager, StatusWrite } from "#protocol";
+import type { ObjectEnvelope, StatusManager, StatusResult, StatusWrite } from "#protocol";
 import { TURN_TRIGGER, refusedTurnDeps } from "#test-support/turn-harness.ts";
 import { DEFAULT_FOREIGN_CONTROLLER_OPTIONS, FOREIGN_CONTROLLER_CONDITION, ForeignControllers } from "../domain/foreign-controller.ts";
 import { ObjectStore } from "../domain/object-store.ts";
@@ -45,14 +45,15 @@ function setAt(rv: string, statusManagers: StatusManager[], conditions: unknown[
 const own = (time: string): StatusManager => ({ manager: "stsfleet-status-writer", operation: "Update", time });
 const kcm = (time: string): StatusManager => ({ manager: "kube-controller-manager", operation: "Update", time });
 
-function harness() {
+/** `outcomes`: the status-writer's answers, in order, then `written`. */
+function harness(outcomes: StatusResult["outcome"][] = []) {
   const store = new ObjectStore();
   const statusWrites: StatusWrite[] = [];
   const events: EventSpec[] = [];
   const nats = {
     request: (_subject: string, bytes: Uint8Array) => {
       statusWrites.push(codecs.statusWrite.decode(bytes));
-      return Promise.resolve({ data: codecs.statusResult.encode({ type: "status.result", outcome: "written" }) });
+      return Promise.resolve({ data: codecs.statusResult.encode({ type: "status.result", outcome: outcomes.shift() ?? "written" }) });
     },
   } as unknown as NatsConnection;
   const foreignControllers = new ForeignControllers({ ...DEFAULT_FOREIGN_CONTROLLER_OPTIONS, ownManagers: ["stsfleet-status-writer"], quietPeriodMs: QUIET_MS });
@@ -103,6 +104,17 @@ describe("a turn over a set another controller writes (ADR 0092)", () => {
     assert.deepEqual(h.statusWrites.at(-1)?.status.conditions?.map((c) => [c.type, c.status]), [[FOREIGN_CONTROLLER_CONDITION, "False"]]);
     assert.equal(h.plans.length, 2, "planned again after the quiet period");
     assert.deepEqual(h.foreignControllers.stopped(), []);
+  });
+
+  it("a condition the status-writer could not write fails the turn (retried with back-off), still writing nothing else", async () => {
+    const h = harness(["failed"]);
+    h.store.apply(SHARD, setAt("10", [own("2026-12-02T10:00:00Z")]));
+    await h.turn();
+    h.store.apply(SHARD, setAt("11", [own("2026-12-02T10:00:00Z"), kcm("2026-12-02T10:00:01Z")]));
+    assert.equal((await h.turn()).type, "failed");
+    assert.equal((await h.turn()).type, "done", "the retry writes the condition");
+    assert.deepEqual(h.statusWrites.map((write) => write.scope), ["conditions", "conditions"]);
+    assert.deepEqual([h.plans.length, h.events.length], [1, 1], "no plan, and the Warning only once");
   });
 
   it("a single status write of another manager (issue 16) never stops the set", async () => {

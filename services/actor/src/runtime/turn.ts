@@ -304,8 +304,8 @@ function judgeForeignController(deps: TurnDeps, input: TurnInput): ForeignContro
 
 /**
  * Writes the ForeignController condition, and only it (ADR 0092): the counters stay whatever the other controller
- * wrote, so this write gives it no reason to write again. Returns the outcome that ends the turn, if one does, and
- * the expectation of a written condition.
+ * wrote, so this write gives it no reason to write again. Returns the outcome that ends the turn, if one does (a
+ * failed write is retried with back-off before anything else is done), and the expectation of a written condition.
  */
 async function writeCondition(
   deps: TurnDeps,
@@ -333,10 +333,11 @@ async function writeCondition(
     case "unchanged":
     case "superseded":
     case "stale-generation":
-    case "failed":
-      // Asked again at the next turn: the condition is only how the set says why it is left alone.
-      if (outcome.outcome === "failed") log.info({ message: outcome.message }, "could not write the ForeignController condition");
       return { expectations: [] };
+    case "failed":
+      // The turn is retried with back-off, as after a failed status write: it writes nothing else meanwhile.
+      log.info({ message: outcome.message }, "could not write the ForeignController condition");
+      return { end: { type: "failed", error: new StatusWriteError(outcome.outcome, outcome.message), expectations: [] }, expectations: [] };
     default:
       return assertNever(outcome.outcome, "status outcome");
   }
