@@ -54,7 +54,24 @@ const objectIdentity = {
   resourceVersion: nonEmpty,
 };
 
-export const ObjectPutSchema = z.object({ type: z.literal("object.put"), ...objectIdentity, object: KubeObjectSchema });
+/**
+ * One managedFields entry of an object's status subresource: which field manager wrote its status, and when (RFC 3339,
+ * second precision). The owner of a StatefulSet reads them to tell whether another controller acts on it (ADR 0092).
+ */
+export const StatusManagerSchema = z.object({
+  manager: z.string().max(128),
+  operation: z.string().max(16).optional(),
+  time: z.string().max(64).optional(),
+});
+export type StatusManager = z.infer<typeof StatusManagerSchema>;
+
+export const ObjectPutSchema = z.object({
+  type: z.literal("object.put"),
+  ...objectIdentity,
+  object: KubeObjectSchema,
+  /** StatefulSets only, when any: the object's managedFields are stripped, these entries are what owners read of them. */
+  statusManagers: z.array(StatusManagerSchema).max(64).optional(),
+});
 /** A tombstone: the object is gone. `resourceVersion` is the last one seen (or the delete event's). */
 export const ObjectDeleteSchema = z.object({ type: z.literal("object.delete"), ...objectIdentity });
 export const ObjectEnvelopeSchema = z.discriminatedUnion("type", [ObjectPutSchema, ObjectDeleteSchema]);
@@ -174,6 +191,13 @@ export const StatusWriteSchema = z.object({
   epoch: EpochSchema,
   set: SetRefSchema,
   status: StatefulSetStatusSchema,
+  /**
+   * What of `status` is written. `status` (the default): the whole status, under the ordering guards of ADR 0087.
+   * `conditions`: only the given conditions, set by type over the stored status as apimachinery's
+   * meta.SetStatusCondition does; the counters are not written, so the generation guards do not apply. For a set
+   * the actor leaves alone because another controller writes its status (ADR 0092).
+   */
+  scope: z.enum(["status", "conditions"]).optional(),
 });
 export type StatusWrite = z.infer<typeof StatusWriteSchema>;
 

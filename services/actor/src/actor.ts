@@ -17,6 +17,7 @@ import { createActorMetrics } from "./metrics.ts";
 import type { ActorConfig } from "./config.ts";
 import { isMet } from "./domain/expectations.ts";
 import type { Expectation } from "./domain/expectations.ts";
+import { ForeignControllers, leftAloneDetail } from "./domain/foreign-controller.ts";
 import { GenerationFloors } from "./domain/generation-floors.ts";
 import { ObjectStore, setKey } from "./domain/object-store.ts";
 import { KubeClient, loadKubeConfig } from "../../common/src/kube.ts";
@@ -28,7 +29,7 @@ import { startOpsEndpoints } from "../../common/src/ops-server.ts";
 import { DropReporter } from "../../common/src/executor/drops.ts";
 import { StreamPublisher } from "../../common/src/stream-publish.ts";
 import { provisionIntentLog, provisionTopology } from "../../common/src/topology.ts";
-import { userAgent } from "../../common/src/version.ts";
+import { fieldManager, userAgent } from "../../common/src/version.ts";
 
 /** How long a claim command waits for its stream ack before the executor logs it (nats.js's JetStream default). */
 const COMMAND_ACK_TIMEOUT_MS = 5_000;
@@ -49,12 +50,13 @@ export async function startActor(config: ActorConfig, options: { logger?: Logger
     createLogger({ service: "actor", instance: config.name, level: config.logLevel, format: config.logFormat });
   const common = createCommonMetrics("actor", config.name);
   // Bound below, once the objects they read exist.
-  const sources = { ownedShards: () => 0, syncedShards: () => 0, cachedSets: () => 0, unreadableObjects: () => 0 };
+  const sources = { ownedShards: () => 0, syncedShards: () => 0, cachedSets: () => 0, unreadableObjects: () => 0, setsLeftAlone: () => 0 };
   const metrics = createActorMetrics(common, config.maxConcurrentTurns, {
     ownedShards: () => sources.ownedShards(),
     syncedShards: () => sources.syncedShards(),
     cachedSets: () => sources.cachedSets(),
     unreadableObjects: () => sources.unreadableObjects(),
+    setsLeftAlone: () => sources.setsLeftAlone(),
   });
   const profile = LEASE_PROFILES[config.leaseProfile];
 
@@ -160,6 +162,14 @@ export async function startActor(config: ActorConfig, options: { logger?: Logger
   });
 
   const generationFloors = new GenerationFloors();
+  // Sets another StatefulSet controller acts on are left alone (ADR 0092); the fleet's own status writes are the
+  // status-writer's, recorded under its User-Agent's prefix.
+  const foreignControllers = new ForeignControllers({
+    ownManagers: [fieldManager("status-writer")],
+    knownControllers: config.foreignControllerManagers,
+    rewriteWindowMs: config.foreignRewriteWindowMs,
+    quietPeriodMs: config.foreignQuietPeriodMs,
+  });
   const noteLastRecord = (address: SetAddress, intent: Intent) => generationFloors.note(setKey(address.namespace, address.name), intent);
   // Appends through StreamPublisher (ADR 0085): one reply subscription and one timer instead of a request() each.
   const intentJs = new StreamPublisher(nats.connection, { timeoutMs: INTENT_API_TIMEOUT_MS, inboxPrefix: nats.inboxPrefix });
@@ -197,6 +207,7 @@ export async function startActor(config: ActorConfig, options: { logger?: Logger
       const dropped = store.dropShard(shard);
       system.forget(dropped);
       generationFloors.forget(dropped);
+      foreignControllers.forget(dropped);
       intents.forgetShard(shard);
     }
   };
@@ -261,10 +272,12 @@ export async function startActor(config: ActorConfig, options: { logger?: Logger
   sources.syncedShards = () => synced.size;
   sources.cachedSets = () => store.setCount();
   sources.unreadableObjects = () => store.unreadableCount();
+  sources.setsLeftAlone = () => foreignControllers.stopped().length;
 
   const runTurn = createTurnRunner({
     store,
     generationFloors,
+    foreignControllers,
     ownership: {
       epochOf: (shard) => ownership.epochOf(shard),
       canAct: (shard, epoch) => ownership.canAct(shard, epoch),
@@ -304,6 +317,8 @@ export async function startActor(config: ActorConfig, options: { logger?: Logger
     ["nats", () => nats.isConnected() || "not connected"],
     ["lease", () => ownership.leaseFresh() || "lease not fresh"],
     ["shards", () => synced.size === ownership.ownedShards().size || `${synced.size} shards synced`],
+    // Not ready while another controller acts on a set this member owns: the operator must switch it off (ADR 0092).
+    ["foreign-controller", () => leftAloneDetail(foreignControllers.stopped())],
   ]);
   const endpoints = await startOpsEndpoints({
     metricsBind: config.metricsBindAddress,

@@ -29,6 +29,8 @@ export interface ActorGaugeSources {
   cachedSets(): number;
   /** Object subjects of owned shards whose last message could not be read and is not repaired yet. */
   unreadableObjects(): number;
+  /** Owned sets left alone because another controller writes their status (ADR 0092). */
+  setsLeftAlone(): number;
 }
 
 export function createActorMetrics(
@@ -144,6 +146,20 @@ export function createActorMetrics(
       this.set(sources.unreadableObjects());
     },
   });
+  new Gauge({
+    name: "stsfleet_foreign_controller_sets",
+    help: "Owned StatefulSets this member leaves alone because another controller writes their status (ADR 0092)",
+    registers,
+    collect() {
+      this.set(sources.setsLeftAlone());
+    },
+  });
+  const foreignControllerEvents = new Counter({
+    name: "stsfleet_foreign_controller_events_total",
+    help: "Sets found to be acted on by another controller (event=detected) and sets acted on again after the quiet period (event=resumed), by the rule that stopped them (known-controller, rewrote-after-overwrite, condition)",
+    labelNames: ["event", "rule"],
+    registers,
+  });
   const rereads = new Counter({
     name: "stsfleet_object_rereads_total",
     help: "Requests to the watcher to publish an unreadable object subject again, by result (republishing, valid, absent: the watcher's answer; timeout, no-responders, error: asked again later)",
@@ -196,6 +212,9 @@ export function createActorMetrics(
     },
     incomplete() {
       incompleteTurns.inc();
+    },
+    foreignController(event, rule) {
+      foreignControllerEvents.inc({ event, rule });
     },
     objectReread(result) {
       rereads.inc({ result });

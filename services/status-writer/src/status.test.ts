@@ -274,3 +274,56 @@ describe("writeStatus over a status someone else wrote (issue 16)", () => {
     assert.equal(server.stored().status?.["readyReplicas"], 3);
   });
 });
+
+describe("conditions-only writes (a set another controller writes, ADR 0092)", () => {
+  const sample = SAMPLE_MESSAGES["status.write"];
+  const condition = (status: "True" | "False", lastTransitionTime: string, message = "m") => ({ type: "ForeignController", status, reason: "ForeignControllerDetected", message, lastTransitionTime });
+  const conditionsOnly = (conditions: StatusWrite["status"]["conditions"], epoch = sample.epoch): StatusWrite => ({
+    ...sample,
+    epoch,
+    scope: "conditions",
+    // The counters of a conditions-only request are not written: these are deliberately not the stored ones.
+    status: { ...sample.status, observedGeneration: 1, replicas: 99, conditions },
+  });
+
+  it("sets conditions by type as meta.SetStatusCondition does: new appended, a changed status takes the new time, counters stay", () => {
+    const stored = { ...sample.status, observedGeneration: 3, replicas: 5, conditions: [{ type: "Progressing", status: "True" }] };
+    const added = decideStatusWrite({ write: conditionsOnly([condition("True", "T1")]), current: { generation: 3, status: stored }, own: undefined });
+    assert.equal(added.type, "write");
+    const written = added.type === "write" ? added.status : {};
+    assert.deepEqual([written["observedGeneration"], written["replicas"]], [3, 5], "the stored counters, not the request's");
+    assert.deepEqual(written["conditions"], [{ type: "Progressing", status: "True" }, condition("True", "T1")]);
+    assert.equal(added.type === "write" ? added.overwrites : "?", null);
+
+    const again = decideStatusWrite({ write: conditionsOnly([condition("True", "T2")]), current: { generation: 3, status: written }, own: undefined });
+    assert.equal(again.type, "unchanged", "the same status keeps its lastTransitionTime: asking again writes nothing");
+    const reworded = decideStatusWrite({ write: conditionsOnly([condition("True", "T2", "n")]), current: { generation: 3, status: written }, own: undefined });
+    assert.deepEqual(reworded.type === "write" ? reworded.status["conditions"] : undefined, [{ type: "Progressing", status: "True" }, condition("True", "T1", "n")]);
+    const cleared = decideStatusWrite({ write: conditionsOnly([condition("False", "T3")]), current: { generation: 3, status: written }, own: undefined });
+    assert.deepEqual(cleared.type === "write" ? cleared.status["conditions"] : undefined, [{ type: "Progressing", status: "True" }, condition("False", "T3")]);
+  });
+
+  it("ignores the generation floors (no counter is written) but not the epoch", () => {
+    const own: OwnWrite = { uid: sample.set.uid, epoch: sample.epoch, observedGeneration: 3, status: sample.status };
+    const poisoned = { ...sample.status, observedGeneration: 1_000_000 };
+    assert.equal(decideStatusWrite({ write: conditionsOnly([condition("True", "T1")]), current: { generation: 3, status: poisoned }, own }).type, "write");
+    assert.equal(decideStatusWrite({ write: conditionsOnly([condition("True", "T1")], sample.epoch - 1), current: { generation: 3, status: sample.status }, own }).type, "stale-epoch");
+  });
+
+  it("over a status another controller wrote: writes the condition only, and its counters never become this writer's floor", async () => {
+    const server = oneSetServer(sample.set.uid);
+    const written = new WrittenSets();
+    const deps = { kube: server.kube, written, epochs: { isStale: () => false }, metrics: createExecutorMetrics(createCommonMetrics("status-writer-test", "t")), maxConflictRetries: 4 };
+    assert.equal((await writeStatus({ ...sample, status: { ...sample.status, observedGeneration: 3 } }, deps)).outcome, "written");
+    server.foreignWrite((set) => ({ ...set, status: { ...set.status, observedGeneration: 1_000_000, replicas: 7 } }));
+    assert.equal((await writeStatus(conditionsOnly([condition("True", "T1")]), deps)).outcome, "written");
+    assert.deepEqual([server.stored().status?.["observedGeneration"], server.stored().status?.["replicas"]], [1_000_000, 7]);
+    assert.deepEqual(server.stored().status?.["conditions"], [condition("True", "T1")]);
+    assert.equal(written.lastWrite(sample.set.namespace, sample.set.name, sample.set.uid)?.observedGeneration, 3, "the own record did not move");
+    // Acting again later: the fleet's write of its own generation is not refused by the foreign value.
+    const resumed = await writeStatus({ ...sample, status: { ...sample.status, observedGeneration: 3, replicas: 3 } }, deps);
+    assert.equal(resumed.outcome, "written");
+    assert.deepEqual([server.stored().status?.["observedGeneration"], server.stored().status?.["replicas"]], [3, 3]);
+    assert.deepEqual(server.stored().status?.["conditions"], [condition("True", "T1")], "a full write without conditions leaves them");
+  });
+});

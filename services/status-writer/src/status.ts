@@ -34,7 +34,8 @@ export interface OwnWrite {
 interface WrittenEntry {
   /** The set as the PUT answered it, for a first try without GET; dropped after a conflict. */
   copy: StatefulSetObject | undefined;
-  readonly own: OwnWrite;
+  /** Undefined when this writer wrote only conditions of this set (they set no ordering floor). */
+  readonly own: OwnWrite | undefined;
 }
 
 /**
@@ -66,12 +67,22 @@ export class WrittenSets {
 
   /** `set` is the PUT's answer to a request of shard epoch `epoch`. */
   remember(set: StatefulSetObject, epoch: number): void {
+    this.keep(set, { uid: set.metadata.uid ?? "", epoch, observedGeneration: observedGeneration(set.status), status: set.status });
+  }
+
+  /**
+   * `set` is the PUT's answer to a conditions-only write: its copy is kept, the record of the last own write is not
+   * moved. The counters that write left are someone else's, and must never become this writer's floor (a foreign
+   * observedGeneration of 1000000 as a floor would refuse every later write, ADR 0087).
+   */
+  rememberCopy(set: StatefulSetObject): void {
+    this.keep(set, this.lastWrite(set.metadata.namespace ?? "", set.metadata.name, set.metadata.uid ?? ""));
+  }
+
+  private keep(set: StatefulSetObject, own: OwnWrite | undefined): void {
     const key = `${set.metadata.namespace ?? ""}/${set.metadata.name}`;
     this.sets.delete(key);
-    this.sets.set(key, {
-      copy: set,
-      own: { uid: set.metadata.uid ?? "", epoch, observedGeneration: observedGeneration(set.status), status: set.status },
-    });
+    this.sets.set(key, { copy: set, own });
     // Oldest written first (Map order): a set not written for longest is forgotten first.
     if (this.sets.size > this.capacity) this.sets.delete(this.sets.keys().next().value ?? key);
   }
@@ -154,13 +165,39 @@ export function sameStatus(a: Record<string, unknown> | undefined, b: Record<str
   return normalize(a) === normalize(b);
 }
 
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/**
+ * apimachinery's meta.SetStatusCondition for each wanted condition: a new type is appended; an existing one takes
+ * the wanted status, reason and message, and the wanted lastTransitionTime only when its status changes.
+ */
+export function setConditions(current: unknown, wanted: readonly Record<string, unknown>[]): Record<string, unknown>[] {
+  const conditions = (Array.isArray(current) ? current : []).filter(isRecord).map((condition) => ({ ...condition }));
+  for (const condition of wanted) {
+    const existing = conditions.find((c) => c["type"] === condition["type"]);
+    if (!existing) {
+      conditions.push({ ...condition });
+      continue;
+    }
+    if (existing["status"] !== condition["status"]) {
+      existing["status"] = condition["status"];
+      existing["lastTransitionTime"] = condition["lastTransitionTime"];
+    }
+    existing["reason"] = condition["reason"];
+    existing["message"] = condition["message"];
+  }
+  return conditions;
+}
+
 function observedGeneration(status: Record<string, unknown> | undefined): number {
   const value = status?.["observedGeneration"];
   return typeof value === "number" ? value : 0;
 }
 
 export interface StatusDecisionInput {
-  readonly write: Pick<StatusWrite, "epoch" | "status">;
+  readonly write: Pick<StatusWrite, "epoch" | "status" | "scope">;
   /** The set as read: its metadata.generation (undefined when the server sent none) and stored status. */
   readonly current: { readonly generation: number | undefined; readonly status: Record<string, unknown> | undefined };
   /** This writer's last write for the same incarnation (uid) of the set, if it remembers one. */
@@ -190,6 +227,11 @@ export type StatusDecision =
 export function decideStatusWrite({ write, current, own }: StatusDecisionInput): StatusDecision {
   const requested = write.status.observedGeneration;
   if (own !== undefined && write.epoch < own.epoch) return { type: "stale-epoch", ownEpoch: own.epoch };
+  if (write.scope === "conditions") {
+    // Only conditions, over whatever is stored: no counter is written, so no ordering floor is at stake.
+    const desired = { ...(current.status ?? {}), conditions: setConditions(current.status?.["conditions"], write.status.conditions ?? []) };
+    return sameStatus(current.status, desired) ? { type: "unchanged" } : { type: "write", status: desired, overwrites: null };
+  }
   if (own !== undefined && requested < own.observedGeneration) {
     return { type: "stale-generation", floor: own.observedGeneration, floorFrom: "own-write" };
   }
@@ -263,7 +305,8 @@ export async function writeStatus(write: StatusWrite, deps: StatusWriteDeps): Pr
     try {
       // The GET's resourceVersion travels in the body: the API server refuses the PUT if anything changed since.
       const written = await deps.kube.replace<StatefulSetObject>({ ...ref, subresource: "status" }, { ...current, status: decision.status });
-      deps.written?.remember(written, write.epoch);
+      if (write.scope === "conditions") deps.written?.rememberCopy(written);
+      else deps.written?.remember(written, write.epoch);
       if (decision.overwrites !== null) {
         deps.onForeignOverwrite?.({
           reason: decision.overwrites,

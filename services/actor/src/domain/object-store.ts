@@ -2,7 +2,7 @@
 // apply envelopes, answer "which sets does this change concern", build planner snapshots, and know which sets'
 // objects are incomplete because a subject's last message could not be read (ADR 0088).
 import { compileSelector, parseParentAndOrdinal, selectorMatches, shard as shardOf } from "#protocol";
-import type { KubeObject, ObjectEnvelope, ObjectKind } from "#protocol";
+import type { KubeObject, ObjectEnvelope, ObjectKind, StatusManager } from "#protocol";
 import type { Snapshot, StatefulSet } from "../planner/index.ts";
 
 export interface CachedObject {
@@ -12,6 +12,8 @@ export interface CachedObject {
   readonly uid: string;
   readonly resourceVersion: string;
   readonly object: KubeObject;
+  /** A StatefulSet's status writers, as the watcher published them (ADR 0092); absent when it named none. */
+  readonly statusManagers?: readonly StatusManager[];
 }
 
 /** `<namespace>/<name>` of a StatefulSet. */
@@ -215,6 +217,7 @@ export class ObjectStore {
       uid: envelope.uid,
       resourceVersion: envelope.resourceVersion,
       object: envelope.object,
+      ...(envelope.statusManagers ? { statusManagers: envelope.statusManagers } : {}),
     };
     unindex(index, previous);
     objects.set(name, cached);

@@ -4,6 +4,7 @@ export { goJsonMarshal, GoJsonError } from "./gojson.ts";
 export { revisionRaw, templateOfRevision, revisionMatchesTemplate } from "./revisions.ts";
 export { allActions, describeAction, describePlan } from "./describe.ts";
 export { DEFAULT_PLAN_OPTIONS } from "./types.ts";
+export { readStatus } from "./spec.ts";
 export type {
   ActionEvents,
   AdoptPodAction,

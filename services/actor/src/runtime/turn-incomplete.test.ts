@@ -3,13 +3,10 @@
 // (and count it out of the status); the turn waits instead, and plans once the watcher has published the pod again.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import type { NatsConnection } from "@nats-io/transport-node";
 import { shard as shardOf } from "#protocol";
-import type { Intent, IntentPlan, ObjectEnvelope, SetAddress } from "#protocol";
-import { createLogger } from "../../../common/src/logger.ts";
+import type { IntentPlan, ObjectEnvelope } from "#protocol";
+import { TURN_TRIGGER, refusedTurnDeps } from "#test-support/turn-harness.ts";
 import { ObjectStore } from "../domain/object-store.ts";
-import type { Executor } from "./executor.ts";
-import { FencedError } from "./intents.ts";
 import { INCOMPLETE_RECHECK_MS, createTurnRunner } from "./turn.ts";
 
 const SHARD = shardOf("ns", "web");
@@ -65,36 +62,12 @@ function harness() {
   const store = new ObjectStore();
   store.apply(SHARD, set);
   store.apply(SHARD, pod("web-0"));
-  const plans: IntentPlan[] = [];
-  const runTurn = createTurnRunner({
-    store,
-    ownership: {
-      epochOf: () => 7,
-      canAct: () => true,
-      signalFor: () => new AbortController().signal,
-      isSynced: () => true,
-      fenced: () => undefined,
-    },
-    // A plan is recorded and then refused, so nothing reaches Kubernetes: the test reads what the turn would do.
-    intents: {
-      append: (_address: SetAddress, intent: Intent) => {
-        if (intent.type === "intent.plan") plans.push(intent);
-        return Promise.reject(new FencedError(`intent.${SHARD}.ns.web`, 7, 8));
-      },
-      forgetShard: () => undefined,
-    },
-    executor: {} as Executor,
-    nats: {} as NatsConnection,
-    member: "actor-0",
-    incarnation: "i0",
-    planOptions: {},
-    statusTimeoutMs: 1_000,
-    retryPeriodMs: 100,
-    logger: createLogger({ service: "actor", instance: "test", level: "silent", format: "json" }),
-  });
-  const trigger = { reasons: ["test"], links: [], enqueuedAtMs: 0 };
-  const podCreates = () => plans.flatMap((plan) => plan.actions.filter((action) => action.startsWith("create pod")));
-  return { store, plans, podCreates, turn: () => runTurn("ns/web", trigger) };
+  // A plan is recorded and then refused, so nothing reaches Kubernetes: the test reads what the turn would do.
+  const { deps, appended } = refusedTurnDeps(store);
+  const runTurn = createTurnRunner(deps);
+  const plans = () => appended.filter((intent): intent is IntentPlan => intent.type === "intent.plan");
+  const podCreates = () => plans().flatMap((plan) => plan.actions.filter((action) => action.startsWith("create pod")));
+  return { store, plans, podCreates, turn: () => runTurn("ns/web", TURN_TRIGGER) };
 }
 
 describe("a turn whose objects are incomplete", () => {
@@ -108,13 +81,13 @@ describe("a turn whose objects are incomplete", () => {
     assert.equal(h.store.markUnreadable({ shard: SHARD, kind: "Pod", namespace: "ns", name: "web-1" }), true);
     const waiting = await h.turn();
     assert.deepEqual(waiting, { type: "done", requeueAfterMs: INCOMPLETE_RECHECK_MS, expectations: [] });
-    assert.deepEqual(h.plans, [], "nothing planned from an incomplete cache");
+    assert.deepEqual(h.plans(), [], "nothing planned from an incomplete cache");
 
     // The watcher publishes web-1 again; the intake applies it and marks the subject readable.
     h.store.apply(SHARD, pod("web-1"));
     assert.deepEqual(h.store.markReadable({ shard: SHARD, kind: "Pod", namespace: "ns", name: "web-1" }).unblocked, ["ns/web"]);
     await h.turn();
-    assert.equal(h.plans.length, 1, "the turn plans again");
+    assert.equal(h.plans().length, 1, "the turn plans again");
     assert.deepEqual(h.podCreates(), [], "both pods exist: none is created");
   });
 
@@ -122,7 +95,7 @@ describe("a turn whose objects are incomplete", () => {
     const h = harness();
     assert.equal(h.store.markUnreadable({ shard: SHARD, kind: "Pod", namespace: "ns", name: "web-0" }), false);
     await h.turn();
-    assert.equal(h.plans.length, 1);
+    assert.equal(h.plans().length, 1);
     assert.deepEqual(h.podCreates().map((action) => action.split(" ")[2]), ["web-1"], "web-1 really is missing here");
   });
 });

@@ -4,14 +4,11 @@
 // the newest revision). The wait is an expectation, so it ends when the cache catches up or after its timeout.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import type { NatsConnection } from "@nats-io/transport-node";
-import type { Intent, IntentPlan, ObjectEnvelope, SetAddress } from "#protocol";
-import { createLogger } from "../../../common/src/logger.ts";
+import type { IntentPlan, ObjectEnvelope } from "#protocol";
+import { TURN_TRIGGER, refusedTurnDeps } from "#test-support/turn-harness.ts";
 import { isMet } from "../domain/expectations.ts";
 import { GenerationFloors } from "../domain/generation-floors.ts";
 import { ObjectStore } from "../domain/object-store.ts";
-import type { Executor } from "./executor.ts";
-import { FencedError } from "./intents.ts";
 import { createTurnRunner } from "./turn.ts";
 
 const SET_UID = "uid-web";
@@ -56,37 +53,11 @@ function harness(floor: { uid: string; generation: number } | undefined) {
   store.apply(3, setAt(4, "40"));
   const floors = new GenerationFloors();
   if (floor) floors.note("ns/web", { ...planRecord, set: { ...planRecord.set, uid: floor.uid }, setGeneration: floor.generation });
-  const appended: Intent[] = [];
+  // The plan of a turn that gets this far is appended and then refused, so nothing reaches Kubernetes.
+  const { deps, appended } = refusedTurnDeps(store, { generationFloors: floors });
   const plannedGeneration = () => appended.flatMap((intent) => (intent.type === "intent.plan" ? [intent.setGeneration] : []));
-  const runTurn = createTurnRunner({
-    store,
-    generationFloors: floors,
-    ownership: {
-      epochOf: () => 7,
-      canAct: () => true,
-      signalFor: () => new AbortController().signal,
-      isSynced: () => true,
-      fenced: () => undefined,
-    },
-    // The plan of a turn that gets this far is appended and then refused, so nothing reaches Kubernetes.
-    intents: {
-      append: (_address: SetAddress, intent: Intent) => {
-        appended.push(intent);
-        return Promise.reject(new FencedError("intent.3.ns.web", 7, 8));
-      },
-      forgetShard: () => undefined,
-    },
-    executor: {} as Executor,
-    nats: {} as NatsConnection,
-    member: "actor-0",
-    incarnation: "i0",
-    planOptions: {},
-    statusTimeoutMs: 1_000,
-    retryPeriodMs: 100,
-    logger: createLogger({ service: "actor", instance: "test", level: "silent", format: "json" }),
-  });
-  const trigger = { reasons: ["test"], links: [], enqueuedAtMs: 0 };
-  return { store, appended, plannedGeneration, turn: () => runTurn("ns/web", trigger) };
+  const runTurn = createTurnRunner(deps);
+  return { store, appended, plannedGeneration, turn: () => runTurn("ns/web", TURN_TRIGGER) };
 }
 
 describe("a turn behind the intent log", () => {

@@ -1,20 +1,24 @@
 // One reconcile turn of one StatefulSet: snapshot from the cache, plan(), append the intent (the fence), execute the
 // steps in order, write status through the status-writer. Mirrors upstream sync(): adoption and revision failures
-// end the turn before status; pod failures still write status and truncate history.
+// end the turn before status; pod failures still write status and truncate history. Before planning, a set that
+// another StatefulSet controller acts on is left alone: only its ForeignController condition is written
+// (docs/adr/0092-another-statefulset-controller.md).
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import type { Link } from "@opentelemetry/api";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { headers as natsHeaders } from "@nats-io/transport-node";
-import { codecs, shard as shardOf, statusSubjects } from "#protocol";
+import { assertNever, codecs, shard as shardOf, statusSubjects } from "#protocol";
 import type { SetAddress, SetRef, StatusResult, StatusWrite } from "#protocol";
 import { KubeApiError } from "../../../common/src/kube.ts";
 import type { Logger } from "../../../common/src/logger.ts";
 import { withProducerSpan } from "../../../common/src/messaging-trace.ts";
 import type { Expectation } from "../domain/expectations.ts";
+import { FOREIGN_CONTROLLER_DETECTED, FOREIGN_CONTROLLER_GONE, foreignConditionStatus, foreignControllerCondition, foreignControllerGoneMessage, foreignControllerMessage } from "../domain/foreign-controller.ts";
+import type { ForeignControllerRule, ForeignControllerVerdict, ForeignControllers } from "../domain/foreign-controller.ts";
 import type { GenerationFloors } from "../domain/generation-floors.ts";
 import { splitSetKey } from "../domain/object-store.ts";
 import type { ObjectStore, SetKey } from "../domain/object-store.ts";
-import { describeAction, plan } from "../planner/index.ts";
+import { describeAction, plan, readStatus } from "../planner/index.ts";
 import type { ControllerRevision, PlanOptions, PlanResult } from "../planner/index.ts";
 import type { TurnOutcome, TurnRunner, TurnTrigger } from "./actor-system.ts";
 import type { Executor, TurnContext } from "./executor.ts";
@@ -38,12 +42,16 @@ export interface TurnMetrics {
   /** A turn did not plan: the set's objects are incomplete (an unreadable subject, ADR 0088). */
   incomplete?(): void;
   statusWrite?(outcome: StatusResult["outcome"] | "error"): void;
+  /** A set was found to be acted on by another controller (left alone from now), or is acted on again. */
+  foreignController?(event: "detected" | "resumed", rule: ForeignControllerRule): void;
 }
 
 export interface TurnDeps {
   readonly store: ObjectStore;
   /** The newest set generation the intent log shows a plan for, per set, until a turn takes it (see runTurn). */
   readonly generationFloors?: Pick<GenerationFloors, "take">;
+  /** Judges, before every plan, whether another controller writes the set's status (ADR 0092); absent: never. */
+  readonly foreignControllers?: Pick<ForeignControllers, "judge" | "forget" | "options">;
   readonly ownership: TurnOwnership;
   readonly intents: IntentAppender;
   readonly executor: Executor;
@@ -107,6 +115,7 @@ export function createTurnRunner(deps: TurnDeps): TurnRunner {
     const snapshot = deps.store.snapshot(key);
     if (!snapshot) {
       collisions.delete(key);
+      deps.foreignControllers?.forget([key]);
       return { type: "gone" };
     }
     // An object subject of the set's shard and namespace could not be read, and the store holds no value for it:
@@ -173,6 +182,19 @@ interface TurnInput {
 
 async function runTurn(deps: TurnDeps, input: TurnInput): Promise<TurnOutcome> {
   const { namespace, name, shard, epoch, signal, snapshot } = input;
+  const uid = snapshot.set.metadata?.uid ?? "";
+  const set: SetRef = { namespace, name, uid: uid || "unknown" };
+  const address: SetAddress = { shard, namespace, name };
+  const ctx: TurnContext = { address, set, epoch, turn: input.turn, signal, mayWrite: () => !signal.aborted && deps.ownership.canAct(shard, epoch) };
+  const log = deps.logger.child({ namespace, name, turn: input.turn });
+
+  const foreign = judgeForeignController(deps, input);
+  if (foreign?.type === "stop") return leaveAlone(deps, ctx, input, foreign, log);
+  if (foreign?.type === "act" && (foreign.resumed !== null || foreign.clearCondition)) {
+    const outcome = await actAgain(deps, ctx, input, foreign, log);
+    if (outcome) return outcome;
+  }
+
   // A plan in the intent log was made from a newer spec than the cache shows (the stream is behind what an owner
   // already acted on, as after a NATS outage before the watcher has caught up): planning now could roll pods back to
   // the older template. Wait for the cache, at most the expectation timeout, once.
@@ -189,12 +211,6 @@ async function runTurn(deps: TurnDeps, input: TurnInput): Promise<TurnOutcome> {
   const planStarted = performance.now();
   const result = plan(snapshot, Date.now(), deps.planOptions);
   deps.metrics?.planned?.(result, (performance.now() - planStarted) / 1000);
-
-  const uid = snapshot.set.metadata?.uid ?? "";
-  const set: SetRef = { namespace, name, uid: uid || "unknown" };
-  const address: SetAddress = { shard, namespace, name };
-  const ctx: TurnContext = { address, set, epoch, turn: input.turn, signal, mayWrite: () => !signal.aborted && deps.ownership.canAct(shard, epoch) };
-  const log = deps.logger.child({ namespace, name, turn: input.turn });
 
   const actionCount = result.steps.reduce((n, step) => n + step.actions.length, 0);
   if (actionCount > 0) {
@@ -275,7 +291,100 @@ function statusMessageOf(result: PlanResult): StatusWrite["status"] {
   return conditions ? { ...counters, conditions: conditions.map((condition) => ({ ...condition })) } : counters;
 }
 
+function judgeForeignController(deps: TurnDeps, input: TurnInput): ForeignControllerVerdict | undefined {
+  if (!deps.foreignControllers) return undefined;
+  const cached = deps.store.get("StatefulSet", input.namespace, input.name);
+  return deps.foreignControllers.judge(input.key, {
+    uid: input.snapshot.set.metadata?.uid ?? "",
+    entries: cached?.statusManagers ?? [],
+    condition: foreignConditionStatus(input.snapshot.set.status),
+    nowMs: Date.now(),
+  });
+}
+
+/**
+ * Writes the ForeignController condition, and only it (ADR 0092): the counters stay whatever the other controller
+ * wrote, so this write gives it no reason to write again. Returns the outcome that ends the turn, if one does (a
+ * failed write is retried with back-off before anything else is done), and the expectation of a written condition.
+ */
+async function writeCondition(
+  deps: TurnDeps,
+  ctx: TurnContext,
+  input: TurnInput,
+  verdict: ForeignControllerVerdict,
+  log: Logger,
+): Promise<{ readonly end?: TurnOutcome; readonly expectations: Expectation[] }> {
+  const options = deps.foreignControllers?.options;
+  if (!options) return { expectations: [] };
+  const { conditions: _stored, ...counters } = readStatus(input.snapshot.set);
+  const condition = foreignControllerCondition(verdict, options, Date.now());
+  const outcome = await requestStatus(deps, ctx, { ...counters, conditions: [{ ...condition }] }, "conditions");
+  deps.metrics?.statusWrite?.(outcome.outcome);
+  switch (outcome.outcome) {
+    case "written": {
+      const before = input.snapshot.set.metadata?.resourceVersion;
+      return { expectations: before ? [{ type: "changed", kind: "StatefulSet", namespace: input.namespace, name: input.name, fromResourceVersion: before }] : [] };
+    }
+    case "stale-epoch":
+      deps.ownership.fenced(ctx.address.shard, ctx.epoch);
+      return { end: { type: "not-owned" }, expectations: [] };
+    case "not-found":
+      return { end: { type: "gone" }, expectations: [] };
+    case "unchanged":
+    case "superseded":
+    case "stale-generation":
+      return { expectations: [] };
+    case "failed":
+      // The turn is retried with back-off, as after a failed status write: it writes nothing else meanwhile.
+      log.info({ message: outcome.message }, "could not write the ForeignController condition");
+      return { end: { type: "failed", error: new StatusWriteError(outcome.outcome, outcome.message), expectations: [] }, expectations: [] };
+    default:
+      return assertNever(outcome.outcome, "status outcome");
+  }
+}
+
+/** Another controller acts on the set: no plan, no pod, claim, revision or counter write; say why, wait. */
+async function leaveAlone(
+  deps: TurnDeps,
+  ctx: TurnContext,
+  input: TurnInput,
+  verdict: Extract<ForeignControllerVerdict, { type: "stop" }>,
+  log: Logger,
+): Promise<TurnOutcome> {
+  const options = deps.foreignControllers?.options;
+  if (verdict.detected && options) {
+    const message = foreignControllerMessage(verdict.stop, options);
+    log.warn({ manager: verdict.stop.manager, rule: verdict.stop.rule }, "another controller writes the set's status; leaving the set alone");
+    deps.metrics?.foreignController?.("detected", verdict.stop.rule);
+    deps.executor.recordEvent({ type: "Warning", reason: FOREIGN_CONTROLLER_DETECTED, message, action: "Reconcile" }, ctx);
+  }
+  const written = verdict.writeCondition ? await writeCondition(deps, ctx, input, verdict, log) : { expectations: [] };
+  if (written.end) return written.end;
+  return { type: "done", requeueAfterMs: Math.max(0, verdict.resumeAtMs - Date.now()), expectations: written.expectations };
+}
+
+/** The set is acted on again (or its condition still says otherwise): set the condition False before planning. */
+async function actAgain(
+  deps: TurnDeps,
+  ctx: TurnContext,
+  input: TurnInput,
+  verdict: Extract<ForeignControllerVerdict, { type: "act" }>,
+  log: Logger,
+): Promise<TurnOutcome | undefined> {
+  const options = deps.foreignControllers?.options;
+  if (verdict.resumed !== null && options) {
+    log.info({ manager: verdict.resumed.manager, rule: verdict.resumed.rule }, "no foreign status write for the quiet period; acting on the set again");
+    deps.metrics?.foreignController?.("resumed", verdict.resumed.rule);
+    deps.executor.recordEvent({ type: "Normal", reason: FOREIGN_CONTROLLER_GONE, message: foreignControllerGoneMessage(verdict.resumed, options), action: "Reconcile" }, ctx);
+  }
+  return (await writeCondition(deps, ctx, input, verdict, log)).end;
+}
+
 async function writeStatus(deps: TurnDeps, ctx: TurnContext, result: PlanResult): Promise<StatusResult> {
+  return requestStatus(deps, ctx, statusMessageOf(result), "status");
+}
+
+async function requestStatus(deps: TurnDeps, ctx: TurnContext, status: StatusWrite["status"], scope: NonNullable<StatusWrite["scope"]>): Promise<StatusResult> {
   const headers = natsHeaders();
   try {
     const subject = statusSubjects.build(ctx.address);
@@ -284,7 +393,8 @@ async function writeStatus(deps: TurnDeps, ctx: TurnContext, result: PlanResult)
       shard: ctx.address.shard,
       epoch: ctx.epoch,
       set: ctx.set,
-      status: statusMessageOf(result),
+      status,
+      ...(scope === "conditions" ? { scope } : {}),
     });
     const target = { template: statusSubjects.template, subject, shard: ctx.address.shard, bodySize: bytes.length };
     const reply = await withProducerSpan(tracer, target, headers, () =>

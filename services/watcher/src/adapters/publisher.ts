@@ -343,7 +343,8 @@ export class Publisher {
     const object = this.state.getByKey(command.key);
     if (!object || object.uid !== command.uid || object.resourceVersion !== command.rv) return undefined;
     // parseWatchedObject guaranteed apiVersion, kind and metadata.name/namespace/uid/resourceVersion.
-    return { type: "object.put", ...identity, object: object.body as KubeObject };
+    const statusManagers = object.statusManagers.length > 0 ? { statusManagers: [...object.statusManagers] } : {};
+    return { type: "object.put", ...identity, object: object.body as KubeObject, ...statusManagers };
   }
 
   private async send(command: PublishCommand): Promise<void> {

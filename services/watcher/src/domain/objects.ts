@@ -1,7 +1,8 @@
 // The watcher's view of a Kubernetes object: just enough typed metadata to route it, plus the object itself as the
-// API server sent it (managedFields stripped) to publish. Pure: no I/O.
+// API server sent it (managedFields stripped) to publish, and for a StatefulSet who wrote its status (the managers
+// and times of its status entries, ADR 0092). Pure: no I/O.
 import { OBJECT_KINDS, SubjectError, objectSubjects } from "#protocol";
-import type { ObjectKind, ObjectKindToken } from "#protocol";
+import type { ObjectKind, ObjectKindToken, StatusManager } from "#protocol";
 
 /** The four kinds the watcher mirrors, by subject token. */
 export const WATCHED_KINDS = ["sts", "pod", "pvc", "rev"] as const satisfies readonly ObjectKindToken[];
@@ -38,6 +39,8 @@ export interface WatchedObject {
   readonly ownerReferences: readonly OwnerRef[];
   /** The object with managedFields removed and apiVersion/kind set. */
   readonly body: Readonly<Record<string, unknown>>;
+  /** A StatefulSet's managedFields entries of subresource `status`, without their field sets; empty for other kinds. */
+  readonly statusManagers: readonly StatusManager[];
 }
 
 /** `<kind>/<namespace>/<name>`: one subject per shard carries this key. */
@@ -101,6 +104,28 @@ function ownerRefs(value: unknown): OwnerRef[] {
   return out;
 }
 
+/** Bounds of what is kept of an entry (the field manager's own limit is 128 bytes, apimachinery's validation). */
+const MAX_STATUS_MANAGERS = 64;
+
+/**
+ * Who wrote the object's status: the entries with subresource `status`, as manager, operation and time only. Their
+ * field sets stay behind with the rest of managedFields (a StatefulSet's would double its message).
+ */
+function statusManagersOf(managedFields: unknown): StatusManager[] {
+  if (!Array.isArray(managedFields)) return [];
+  const out: StatusManager[] = [];
+  for (const entry of managedFields as unknown[]) {
+    if (!isRecord(entry) || entry["subresource"] !== "status" || typeof entry["manager"] !== "string") continue;
+    out.push({
+      manager: entry["manager"].slice(0, 128),
+      ...(typeof entry["operation"] === "string" ? { operation: entry["operation"].slice(0, 16) } : {}),
+      ...(typeof entry["time"] === "string" ? { time: entry["time"].slice(0, 64) } : {}),
+    });
+    if (out.length === MAX_STATUS_MANAGERS) break;
+  }
+  return out;
+}
+
 /**
  * Validates an object from a list or watch event and prepares it for publishing. Never throws: a bad object is
  * reported with a reason so the caller can count and log it.
@@ -140,6 +165,7 @@ export function parseWatchedObject(kind: WatchedKind, raw: unknown): ParseResult
       labels: stringRecord(metadata["labels"]),
       ownerReferences: ownerRefs(metadata["ownerReferences"]),
       body,
+      statusManagers: kind === "sts" ? statusManagersOf(metadata["managedFields"]) : [],
     },
   };
 }

@@ -28,6 +28,26 @@ describe("parseWatchedObject", () => {
     assert.equal((object.body["metadata"] as Record<string, unknown>)["name"], "data-web-0");
   });
 
+  it("keeps who wrote a StatefulSet's status (manager, operation, time of its status entries) and nothing else of managedFields", () => {
+    const managedFields = [
+      { manager: "kubectl-client-side-apply", operation: "Update", time: "2026-12-02T10:00:00Z", fieldsType: "FieldsV1", fieldsV1: { "f:spec": {} } },
+      { manager: "stsfleet-status-writer", operation: "Update", subresource: "status", time: "2026-12-02T10:00:01Z", fieldsType: "FieldsV1", fieldsV1: { "f:status": {} } },
+      { manager: "kube-controller-manager", operation: "Update", subresource: "status", time: "2026-12-02T10:00:02Z", fieldsType: "FieldsV1", fieldsV1: { "f:status": {} } },
+      { subresource: "status" },
+    ];
+    const raw = { metadata: { name: "web", namespace: "default", uid: "u", resourceVersion: "1", managedFields } };
+    const parsed = parseWatchedObject("sts", raw);
+    assert.ok(parsed.ok);
+    assert.deepEqual(parsed.object.statusManagers, [
+      { manager: "stsfleet-status-writer", operation: "Update", time: "2026-12-02T10:00:01Z" },
+      { manager: "kube-controller-manager", operation: "Update", time: "2026-12-02T10:00:02Z" },
+    ]);
+    assert.equal((parsed.object.body["metadata"] as Record<string, unknown>)["managedFields"], undefined);
+    const pod = parseWatchedObject("pod", raw);
+    assert.ok(pod.ok);
+    assert.deepEqual(pod.object.statusManagers, [], "pods' status writers are the kubelet's: not kept");
+  });
+
   it("rejects objects without the identity a subject and a dedupe id need, without throwing", () => {
     const cases: [unknown, string][] = [
       [null, "not-an-object"],
