@@ -174,8 +174,10 @@ export interface ServiceProcess {
   readonly child: ChildProcess;
   /** JSON log lines written so far. */
   readonly logLines: Record<string, unknown>[];
-  /** The URL of the ops endpoints, from the "ops endpoints listening" log line. */
+  /** The base URL of /healthz and /readyz, from the "ops endpoints listening" log line. */
   readonly opsUrl: Promise<string>;
+  /** The URL of /metrics, from the same line. */
+  readonly metricsUrl: Promise<string>;
   readonly exited: Promise<number | null>;
   output(): string;
 }
@@ -190,6 +192,8 @@ export function spawnService(entry: string, args: readonly string[]): ServicePro
   const logLines: Record<string, unknown>[] = [];
   let text = "";
   let resolveUrl: (url: string) => void = () => undefined;
+  let resolveMetricsUrl: (url: string) => void = () => undefined;
+  const metricsUrl = new Promise<string>((resolve) => (resolveMetricsUrl = resolve));
   let rejectUrl: (error: Error) => void = () => undefined;
   const opsUrl = new Promise<string>((resolve, reject) => {
     resolveUrl = resolve;
@@ -206,7 +210,10 @@ export function spawnService(entry: string, args: readonly string[]): ServicePro
       try {
         const parsed = JSON.parse(line) as Record<string, unknown>;
         logLines.push(parsed);
-        if (parsed["msg"] === "ops endpoints listening" && typeof parsed["url"] === "string") resolveUrl(parsed["url"]);
+        if (parsed["msg"] === "ops endpoints listening") {
+          if (typeof parsed["probes"] === "string") resolveUrl(parsed["probes"]);
+          if (typeof parsed["metrics"] === "string") resolveMetricsUrl(parsed["metrics"]);
+        }
       } catch {
         // --help and other plain text
       }
@@ -217,7 +224,7 @@ export function spawnService(entry: string, args: readonly string[]): ServicePro
   void exited.then(() => rejectUrl(new Error(`process exited before listening:\n${text}`)));
   // Not every caller waits for the URL (--help); an early exit must not become an unhandled rejection.
   opsUrl.catch(() => undefined);
-  return { child, logLines, opsUrl, exited, output: () => text };
+  return { child, logLines, opsUrl, metricsUrl, exited, output: () => text };
 }
 
 const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));

@@ -59,7 +59,7 @@ describe("pvc-provisioner process", () => {
         }
       }, "claim created by the process", 10_000);
       await eventually(() => readFileSync(h.auditLogPath, "utf8").includes(`"userAgent":"stsfleet-pvc-provisioner/${VERSION} (pvc-1)"`), "user agent in the audit log");
-      assert.match(await (await fetch(`${url}/metrics`)).text(), /stsfleet_pvc_commands_total\{type="pvc.create",outcome="created",service="pvc-provisioner",instance="pvc-1"\} 1/);
+      assert.match(await (await fetch(await run.metricsUrl)).text(), /stsfleet_pvc_commands_total\{type="pvc.create",outcome="created",service="pvc-provisioner",instance="pvc-1"\} 1/);
     } finally {
       run.child.kill("SIGTERM");
     }

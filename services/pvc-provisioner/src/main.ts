@@ -6,4 +6,4 @@ import { parseConfigOrExit } from "../../common/src/executor/config.ts";
 const config = parseConfigOrExit(pvcProvisionerCommand(), PvcProvisionerConfigSchema, process.argv.slice(2));
 const { runExecutorProcess } = await import("../../common/src/executor/process.ts");
 const { startPvcProvisioner } = await import("./provisioner.ts");
-await runExecutorProcess({ service: "pvc-provisioner", config, start: (settings, deps) => startPvcProvisioner(settings, deps) });
+runExecutorProcess({ service: "pvc-provisioner", config, start: (settings, deps) => startPvcProvisioner(settings, deps) });

@@ -6,4 +6,4 @@ import { StatusWriterConfigSchema, statusWriterCommand } from "./config.ts";
 const config = parseConfigOrExit(statusWriterCommand(), StatusWriterConfigSchema, process.argv.slice(2));
 const { runExecutorProcess } = await import("../../common/src/executor/process.ts");
 const { startStatusWriter } = await import("./writer.ts");
-await runExecutorProcess({ service: "status-writer", config, start: (settings, deps) => startStatusWriter(settings, deps) });
+runExecutorProcess({ service: "status-writer", config, start: (settings, deps) => startStatusWriter(settings, deps) });
