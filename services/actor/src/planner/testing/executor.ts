@@ -15,6 +15,7 @@ import type {
   Pod,
   StatefulSet,
 } from "../types.ts";
+import { executionOrder, outcomeEvents } from "../execution.ts";
 import { ApiError } from "./cluster.ts";
 import type { FakeCluster } from "./cluster.ts";
 
@@ -53,14 +54,8 @@ function apiErrorOf(error: unknown): ApiError {
 
 function recordEvents(hooks: ExecuteHooks, cluster: FakeCluster, events: ActionEvents | undefined, error: ApiError | undefined): void {
   if (!events || !hooks.events) return;
-  if (!error) {
-    for (const event of events.onSuccess) hooks.events.push({ ...event, atMs: cluster.nowMs });
-    return;
-  }
-  for (const event of events.onFailure) {
-    if (event.suppressOn?.includes(error.kind)) continue;
-    hooks.events.push({ type: event.type, reason: event.reason, message: event.messagePrefix + error.message, action: event.action, atMs: cluster.nowMs });
-  }
+  const failure = error ? { kind: error.kind, text: error.message } : undefined;
+  for (const event of outcomeEvents(events, failure)) hooks.events.push({ ...event, atMs: cluster.nowMs });
 }
 
 function addControllerRef(refs: OwnerReference[] | null | undefined, owner: OwnerReference): OwnerReference[] {
@@ -69,22 +64,31 @@ function addControllerRef(refs: OwnerReference[] | null | undefined, owner: Owne
   return [...list, owner];
 }
 
-/** Performs one action; throws ApiError on failure (after which the caller records failure events). */
-function perform(cluster: FakeCluster, set: { namespace: string; name: string }, action: PlanAction, hooks: ExecuteHooks): void {
-  const ns = set.namespace;
+type RevisionAction = Extract<PlanAction, { type: "createRevision" | "updateRevision" | "deleteRevision" }>;
+type OwnershipAction = Extract<PlanAction, { type: "verifySetForAdoption" | "adoptRevision" | "adoptPod" | "releasePod" }>;
+
+/** Patches an object, treating NotFound as done (the object went away: nothing left to adopt or release). */
+function patchIfPresent(cluster: FakeCluster, kind: "Pod" | "ControllerRevision", ns: string, name: string, uid: string, mutate: (o: Pod) => void): void {
+  try {
+    cluster.patch<Pod>(kind, ns, name, mutate, { uid });
+  } catch (error) {
+    const apiError = apiErrorOf(error);
+    if (apiError.kind !== "NotFound") throw apiError;
+  }
+}
+
+function performRevisionAction(cluster: FakeCluster, ns: string, action: RevisionAction): void {
   switch (action.type) {
-    case "createRevision": {
+    case "createRevision":
       try {
         cluster.create("ControllerRevision", action.object, { rawData: action.raw });
       } catch (error) {
         const apiError = apiErrorOf(error);
         if (apiError.kind !== "AlreadyExists") throw apiError;
         // Contract: identical data is success, anything else a collision the next plan must see.
-        const existing = cluster.revisionDataRaw(ns, action.name);
-        if (existing !== action.raw) throw apiError;
+        if (cluster.revisionDataRaw(ns, action.name) !== action.raw) throw apiError;
       }
       return;
-    }
     case "updateRevision":
       cluster.patch<ControllerRevision>("ControllerRevision", ns, action.name, (r) => {
         r.revision = action.revision;
@@ -93,6 +97,13 @@ function perform(cluster: FakeCluster, set: { namespace: string; name: string },
     case "deleteRevision":
       cluster.delete("ControllerRevision", ns, action.name, action.preconditions);
       return;
+    default:
+      assertNever(action, "revision action");
+  }
+}
+
+function performOwnershipAction(cluster: FakeCluster, ns: string, action: OwnershipAction): void {
+  switch (action.type) {
     case "verifySetForAdoption": {
       const fresh = cluster.get<StatefulSet>("StatefulSet", ns, action.name);
       if (!fresh) throw new ApiError("NotFound", `original StatefulSet ${ns}/${action.name} is gone`);
@@ -102,30 +113,39 @@ function perform(cluster: FakeCluster, set: { namespace: string; name: string },
     }
     case "adoptRevision":
     case "adoptPod": {
-      const kind = action.type === "adoptPod" ? "Pod" : "ControllerRevision";
       const owner = action.ownerReference;
-      try {
-        cluster.patch<Pod>(kind, ns, action.name, (o) => {
-          (o.metadata ??= {}).ownerReferences = addControllerRef(o.metadata.ownerReferences, owner);
-        }, { uid: action.uid });
-      } catch (error) {
-        const apiError = apiErrorOf(error);
-        if (apiError.kind !== "NotFound") throw apiError;
-      }
+      patchIfPresent(cluster, action.type === "adoptPod" ? "Pod" : "ControllerRevision", ns, action.name, action.uid, (o) => {
+        (o.metadata ??= {}).ownerReferences = addControllerRef(o.metadata.ownerReferences, owner);
+      });
       return;
     }
     case "releasePod": {
       const setUid = action.ownerUid;
-      try {
-        cluster.patch<Pod>("Pod", ns, action.name, (o) => {
-          (o.metadata ??= {}).ownerReferences = (o.metadata.ownerReferences ?? []).filter((r) => r.uid !== setUid);
-        }, { uid: action.uid });
-      } catch (error) {
-        const apiError = apiErrorOf(error);
-        if (apiError.kind !== "NotFound") throw apiError;
-      }
+      patchIfPresent(cluster, "Pod", ns, action.name, action.uid, (o) => {
+        (o.metadata ??= {}).ownerReferences = (o.metadata.ownerReferences ?? []).filter((r) => r.uid !== setUid);
+      });
       return;
     }
+    default:
+      assertNever(action, "ownership action");
+  }
+}
+
+/** Performs one action; throws ApiError on failure (after which the caller records failure events). */
+function perform(cluster: FakeCluster, set: { namespace: string; name: string }, action: PlanAction, hooks: ExecuteHooks): void {
+  const ns = set.namespace;
+  switch (action.type) {
+    case "createRevision":
+    case "updateRevision":
+    case "deleteRevision":
+      performRevisionAction(cluster, ns, action);
+      return;
+    case "verifySetForAdoption":
+    case "adoptRevision":
+    case "adoptPod":
+    case "releasePod":
+      performOwnershipAction(cluster, ns, action);
+      return;
     case "createClaim":
       cluster.create<PersistentVolumeClaim>("PersistentVolumeClaim", action.object);
       return;
@@ -165,55 +185,51 @@ function eventsOf(action: PlanAction): ActionEvents | undefined {
   return "events" in action ? action.events : undefined;
 }
 
+/** Runs one step's actions; the report lists the ones that failed. */
+function runStep(cluster: FakeCluster, set: { namespace: string; name: string }, step: PlanStep, index: number, hooks: ExecuteHooks): StepReport {
+  hooks.beforeStep?.(step, index);
+  const report: StepReport = { step, index, failures: [] };
+  for (const action of step.actions) {
+    try {
+      perform(cluster, set, action, hooks);
+      recordEvents(hooks, cluster, eventsOf(action), undefined);
+    } catch (error) {
+      if (error instanceof IgnoredError) continue;
+      const apiError = apiErrorOf(error);
+      report.failures.push({ action, error: apiError });
+      recordEvents(hooks, cluster, eventsOf(action), apiError);
+    }
+  }
+  hooks.afterStep?.(report);
+  return report;
+}
+
+/** Carries out a plan in the contract's order (executionOrder, shared with the actor's turn). */
 export function executePlan(
   cluster: FakeCluster,
   set: { namespace: string; name: string },
   result: PlanResult,
   hooks: ExecuteHooks = {},
 ): ExecutionReport {
-  const reports: StepReport[] = [];
-  let failed: StepReport | undefined;
-  let abortTurn = false;
-  let blocked = false;
-  let statusDone = false;
-  let statusWritten = false;
-  let statusError: ApiError | undefined;
-  // Upstream writes the status after the pod work and before truncating history.
-  const writeStatus = (): void => {
-    statusDone = true;
-    if (!result.status.write) return;
-    try {
-      cluster.updateStatus(set.namespace, set.name, result.status.value);
-      statusWritten = true;
-    } catch (error) {
-      statusError = apiErrorOf(error);
-    }
-  };
-  for (const [index, step] of result.steps.entries()) {
-    if (abortTurn) break;
-    if (step.phase === "history" && !statusDone) writeStatus();
-    if (failed && step.phase === "pods") continue;
-    hooks.beforeStep?.(step, index);
-    const report: StepReport = { step, index, failures: [] };
-    for (const action of step.actions) {
+  const report: ExecutionReport = { steps: [], failed: undefined, statusWritten: false, statusError: undefined, blocked: false };
+  const order = executionOrder(result);
+  for (let move = order.next(); !move.done; ) {
+    if (move.value.type === "status") {
       try {
-        perform(cluster, set, action, hooks);
-        recordEvents(hooks, cluster, eventsOf(action), undefined);
+        cluster.updateStatus(set.namespace, set.name, result.status.value);
+        report.statusWritten = true;
       } catch (error) {
-        if (error instanceof IgnoredError) continue;
-        const apiError = apiErrorOf(error);
-        report.failures.push({ action, error: apiError });
-        recordEvents(hooks, cluster, eventsOf(action), apiError);
+        report.statusError = apiErrorOf(error);
       }
+      move = order.next();
+      continue;
     }
-    reports.push(report);
-    if (step.blocking) blocked = true;
-    hooks.afterStep?.(report);
-    if (report.failures.length > 0 && !failed) {
-      failed = report;
-      if (step.phase === "adoption" || step.phase === "revision") abortTurn = true;
-    }
+    const { step, index } = move.value;
+    const stepReport = runStep(cluster, set, step, index, hooks);
+    report.steps.push(stepReport);
+    if (step.blocking) report.blocked = true;
+    if (stepReport.failures.length > 0) report.failed ??= stepReport;
+    move = order.next(stepReport.failures.length === 0);
   }
-  if (!abortTurn && !statusDone) writeStatus();
-  return { steps: reports, failed, statusWritten, statusError, blocked };
+  return report;
 }
