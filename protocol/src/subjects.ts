@@ -1,6 +1,6 @@
 // Every NATS subject, stream, bucket and key the services use, with builders and parsers. The shard is always a
 // subject token so consumers filter by shard and nats-server's partition() mapping can compute it too.
-// Topology: docs/adr/0002-nats-client-v3-against-server-2-9.md and the fleet brief, section 3.4.
+// Topology: docs/adr/0002-nats-client-v3-against-server-2-9.md and docs/adr/0071-fleet-ownership-and-fencing.md.
 
 import { isShard, nameToToken, tokenToName } from "./shard.ts";
 import type { Shard } from "./shard.ts";

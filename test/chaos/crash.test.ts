@@ -1,6 +1,6 @@
-// Fleet brief §4.3 S1, S2, S4 on one stack (3 actors, fast lease profile 8 s / 5 s / 1 s, actors behind the chaos
+// Chaos scenarios S1, S2 and S4 (docs/CHAOS.md) on one stack (3 actors, fast lease profile 8 s / 5 s / 1 s, actors behind the chaos
 // proxy): an owner killed mid-rollout, an owner paused past its lease, an owner cut off from NATS. Each scenario
-// runs in its own namespace and must pass the invariant checker; the scenario-specific checks come from the brief.
+// runs in its own namespace and must pass the invariant checker; the scenario-specific checks are those of docs/CHAOS.md.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";

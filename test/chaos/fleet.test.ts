@@ -1,4 +1,4 @@
-// Fleet brief §4.3 S6, S8, S9, S10 on one stack (3 actors, fast lease profile): duplicate delivery of object
+// Chaos scenarios S6, S8, S9 and S10 (docs/CHAOS.md) on one stack (3 actors, fast lease profile): duplicate delivery of object
 // envelopes and claim commands, a rolling restart of the whole fleet under churn, scaling the fleet 1 → 3 → 1 under
 // churn, and a set deleted and re-created under the same name. Each scenario has its own namespace and must pass
 // the invariant checker.

@@ -1,4 +1,4 @@
-// Issue 16's chaos scenario (S11): in the middle of a rollout under churn, garbage goes once to every subject of the
+// Chaos scenario S11 (docs/CHAOS.md): in the middle of a rollout under churn, garbage goes once to every subject of the
 // sets (their K8S_OBJS subjects, intent log and PVC commands, the live copies, every key of the members, shards and
 // leases buckets, the status, event, poke and probe subjects; tools/chaos/garbage.ts) and another client writes an
 // observedGeneration no controller could have computed into one set's status. Every set must converge within
@@ -13,7 +13,7 @@ import { injectGarbage } from "../../tools/chaos/garbage.ts";
 import { assertInvariants, createSets, ms, underChurn, useChaos, waitForWrite } from "./support.ts";
 
 const chaos = await useChaos();
-/** Issue 16's bound: convergence within 30 s after the bad input stops. */
+/** The bound of docs/RELIABILITY.md: convergence within 30 s after the bad input stops. */
 const CONVERGE_BOUND_MS = 30_000;
 const POISONED_OBSERVED_GENERATION = 1_000_000;
 const SERVICES = [...chaos.actorNames, "watcher", "pvc-provisioner", "status-writer"];

@@ -1,4 +1,4 @@
-// Issue 6 acceptance: the loss of one node of a 3-node JetStream cluster in the middle of a rollout. The harness
+// The loss of one node of a 3-node JetStream cluster in the middle of a rollout. The harness
 // starts the cluster on loopback and every service with --nats-replicas 3, so every stream and bucket is R3 and
 // survives one node. The node stopped is the leader of STS_INTENT, the stream every batch of Kubernetes writes
 // appends to first. Checks: nothing lost (every set converges, the invariant checker passes, the streams kept

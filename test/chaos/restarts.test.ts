@@ -1,4 +1,4 @@
-// Fleet brief §4.3 S3 and S7 on one stack (3 actors, fast lease profile): nats-server killed and restarted with its
+// Chaos scenarios S3 and S7 (docs/CHAOS.md) on one stack (3 actors, fast lease profile): nats-server killed and restarted with its
 // JetStream store after a short (2 s) and a long (past the renew deadline) outage, and the watcher resuming after
 // 410 Gone with objects deleted while it was away. The simulator keeps a small watch history (25 events per
 // resource) and drops every watch each 3 s, so a watcher that was away resumes from a compacted resourceVersion.

@@ -1,4 +1,4 @@
-// Issue 5, acceptance 2: SIGKILL each service in the middle of a scale-up or a rollout, let the stack restart it,
+// SIGKILL each service in the middle of a scale-up or a rollout, let the stack restart it,
 // and check the same converged state with no duplicate or lost pod or claim (successful creates per name in the
 // simulator's audit log). Sequential: each kill should hit one scenario in flight.
 import assert from "node:assert/strict";

@@ -1,4 +1,4 @@
-// Issue 16's input sweep: pods and claims deleted behind the controller's back in the middle of a rollout. A set of
+// Bad input (docs/RELIABILITY.md): pods and claims deleted behind the controller's back in the middle of a rollout. A set of
 // 4 with a volume claim template rolls to a new template; once its highest ordinal is at the update revision, the
 // test deletes, directly through the API: that updated pod and its claim, the claim of the lowest ordinal (its pod
 // still at the old revision, so the claim stays Terminating under kubernetes.io/pvc-protection until the rollout

@@ -1,4 +1,4 @@
-// Issue 16's input sweep: replicas flapping between 0 and 50 many times a second, on an OrderedReady and a Parallel
+// Bad input (docs/RELIABILITY.md): replicas flapping between 0 and 50 many times a second, on an OrderedReady and a Parallel
 // set. The actor's mailbox coalesces the changes; once they stop, both sets converge at the last value within the
 // bound, and no pod above the last value is left behind.
 import assert from "node:assert/strict";

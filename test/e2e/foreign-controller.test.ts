@@ -1,9 +1,9 @@
-// Issue 18, "never fight another controller" (docs/adr/0092-another-statefulset-controller.md): while a set is being
+// Never fight another controller (docs/adr/0092-another-statefulset-controller.md): while a set is being
 // scaled, a second client with field manager `kube-controller-manager` keeps writing its status every 300 ms, as
 // kube-controller-manager's StatefulSet controller would if nobody had switched it off. stsfleet must stop acting on
 // the set within one turn (no pod create or delete after that), and say why: a Warning Event, the ForeignController
 // condition, a metric and a failing /readyz check on the owning actor. Once the writes stop for the quiet period, it
-// acts again and the set converges. A single foreign status write (issue 16) must not stop it:
+// acts again and the set converges. A single foreign status write (ADR 0087) must not stop it:
 // test/e2e/status-foreign.test.ts keeps that.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
@@ -82,7 +82,7 @@ function actorProbes(): string {
   return probes;
 }
 
-describe("another StatefulSet controller keeps writing a set's status (issue 18)", () => {
+describe("another StatefulSet controller keeps writing a set's status", () => {
   it("stsfleet stops acting on the set within one turn, says why, writes no pod, and acts again once the writes stop", async () => {
     await t.createNamespace(NS);
     // Pods take a second to turn Ready, so the scale below is still creating pods when the other controller starts,

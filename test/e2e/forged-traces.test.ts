@@ -1,4 +1,4 @@
-// Issue 16's input sweep: forged trace context. The fleet carries W3C trace context (traceparent, tracestate) in NATS
+// Bad input (docs/RELIABILITY.md): forged trace context. The fleet carries W3C trace context (traceparent, tracestate) in NATS
 // message headers only (protocol/src/trace.ts); it reads none from Kubernetes objects, whose annotations are the
 // users'. A client on a stack without --secure can put any header on any subject: malformed traceparent values
 // (text, bad flags, a forbidden version, zero ids, upper case, version 00 with a suffix, 1 MiB long), valid ones

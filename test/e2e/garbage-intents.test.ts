@@ -1,4 +1,4 @@
-// Garbage in the intent log only: issue 16's four payloads (random bytes, a truncated MessagePack array, `{}`, an empty
+// Garbage in the intent log only: the four garbage payloads (random bytes, a truncated MessagePack array, `{}`, an empty
 // MessagePack map; the last is what the subject is left holding) on a converged set's intent-log subject. The rule is
 // docs/adr/0089-garbage-in-the-intent-log.md: the owner's next append finds its own record as the newest one that
 // decodes and appends over the garbage; before it, the owner took the garbage for a newer owner, dropped the shard and

@@ -1,4 +1,4 @@
-// Garbage in the fleet's KV buckets only: issue 16's four payloads (random bytes, a truncated MessagePack array, `{}`,
+// Garbage in the fleet's KV buckets only: the four garbage payloads (random bytes, a truncated MessagePack array, `{}`,
 // an empty MessagePack map; the last is what each key is left holding) on every key of `members`, `shards` and
 // `leases` (tools/chaos/garbage.ts). The rules are in docs/adr/0088-garbage-is-absent-and-repaired.md: the actor
 // re-joins under a new incarnation over its own record and writes the intent log's layout back, the desired owner

@@ -1,4 +1,4 @@
-// Issue 16, the object stream's part: garbage on every K8S_OBJS subject of a converged set and on their live copies
+// Bad input (docs/RELIABILITY.md), the object stream's part: garbage on every K8S_OBJS subject of a converged set and on their live copies
 // (random bytes, a truncated MessagePack array, `{}`, an empty map; the last stays the subject's last value) is
 // repaired by the watcher, when it becomes active or when the owner asks (ADR 0088), and the owner plans nothing
 // from an incomplete cache meanwhile. Poisoned once while the actor and the watcher are down (the actor's restart

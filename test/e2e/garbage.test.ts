@@ -1,4 +1,4 @@
-// Issue 16, first reproduction: garbage published once on every subject the fleet uses must not wedge it. Random
+// Bad input (docs/RELIABILITY.md): garbage published once on every subject the fleet uses must not wedge it. Random
 // bytes, a truncated MessagePack array, the JSON text `{}` and an empty MessagePack map go, in that order, to every
 // subject of a converged set and every key of the fleet's buckets (tools/chaos/garbage.ts). Afterwards a scale of
 // that set and a new set in another namespace (with its SuccessfulCreate Events) converge within 30 s, and no

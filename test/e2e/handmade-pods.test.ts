@@ -1,4 +1,4 @@
-// Issue 16's input sweep: pods created by hand with the names a set wants. Upstream's controller adopts an orphan
+// Bad input (docs/RELIABILITY.md): pods created by hand with the names a set wants. Upstream's controller adopts an orphan
 // pod its selector matches (ClaimPods; then replaces it if it is not at the update revision). For a pod of the
 // wanted name its selector does not match, its create keeps failing with AlreadyExists, which CreateStatefulPod
 // returns without an Event ("sink already exists errors"), and the set is retried with back-off until someone

@@ -1,4 +1,4 @@
-// Issue 16's input sweep: messages of several MiB on every subject the fleet uses. The fleet's NATS servers take
+// Bad input (docs/RELIABILITY.md): messages of several MiB on every subject the fleet uses. The fleet's NATS servers take
 // MAX_PAYLOAD_BYTES (4 MiB, protocol/src/limits.ts) because a Kubernetes object may be above 1 MiB; so anyone may
 // publish 3 MiB of garbage on every subject and key a running fleet reads (tools/chaos/garbage.ts lists them: the
 // set's object, intent-log and PVC-command subjects, every key of the members, shards and leases buckets, the live

@@ -1,4 +1,4 @@
-// Issue 16's input sweep: thousands of sets created at once. 2,000 StatefulSets of one replica each go in through
+// Bad input (docs/RELIABILITY.md): thousands of sets created at once. 2,000 StatefulSets of one replica each go in through
 // the API server from one client with 50 creates in flight, spread over four namespaces (so over many shards).
 // Every one must converge (status observed, its pod Ready at the update revision) within the bound after the last
 // create is answered, each pod and revision created once, and no service may die. The bound is sized for a 2-core

@@ -1,4 +1,4 @@
-// Issue 5, acceptance 3: garbage, truncated, empty and wrong-type messages on every subject the services read
+// Garbage, truncated, empty and wrong-type messages on every subject the services read
 // (k8s.*, cmd.pvc.*, svc.status.*, svc.event.*) and in the KV buckets (members, shards, leases) leave every service
 // running; each drop is counted in stsfleet_dropped_messages_total and logged once per reason.
 import assert from "node:assert/strict";

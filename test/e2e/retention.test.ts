@@ -1,4 +1,4 @@
-// Issue 5, acceptance 1: persistentVolumeClaimRetentionPolicy end to end, every combination of whenDeleted and
+// PersistentVolumeClaimRetentionPolicy end to end, every combination of whenDeleted and
 // whenScaled. Scale 3 -> 1, then delete the set; claims must be kept or deleted as the policy says, and the owner
 // references that make the garbage collector delete them must be in place before the pods go.
 // upstream e2e: "Non-retain StatefulSetPersistentVolumeClaimPolicy should delete PVCs with a WhenDeleted policy",

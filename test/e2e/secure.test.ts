@@ -1,4 +1,4 @@
-// Issue 7, NATS security in the local stack (`stsfleet up --secure`, ADR 0064): nats-server runs the shipped users
+// NATS security in the local stack (`stsfleet up --secure`, ADR 0064): nats-server runs the shipped users
 // and permissions with mutual TLS; the services connect as their own users over TLS and take a StatefulSet to Ready
 // without one permissions violation; a plaintext client, a client with a wrong password and one without a client
 // certificate are refused; `stsfleet status`-style readers connect with what stack.json records.

@@ -1,4 +1,4 @@
-// Issue 16's input sweep: StatefulSets with every optional field absent, or sent as JSON null (which the API server
+// Bad input (docs/RELIABILITY.md): StatefulSets with every optional field absent, or sent as JSON null (which the API server
 // decodes as absent), with odd but valid names and values (the longest name whose pods are valid, unicode in an
 // annotation, a 63-character label value). Each converges; a name too long for its pods' labels gets
 // the planner's InvalidName Warning (upstream's pod creates would fail forever, ADR 0012).

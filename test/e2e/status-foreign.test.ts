@@ -1,4 +1,4 @@
-// Issue 16, "status frozen by another writer": another client writes status.observedGeneration 1000000 (as
+// A status frozen by another writer (docs/adr/0087-status-writer-orders-by-its-own-writes.md): another client writes status.observedGeneration 1000000 (as
 // `kubectl patch sts base-1 --subresource=status --type=merge -p '{"status":{"observedGeneration":1000000}}'` does),
 // then the set is scaled. Upstream's updateStatefulSetStatus overwrites a stored status that differs from the one it
 // computed, whoever wrote it; the fleet must too, also when the status-writer has just restarted and remembers
@@ -48,7 +48,7 @@ async function waitForStatusOf(namespace: string, name: string, replicas: number
   );
 }
 
-describe("a status another client wrote does not freeze the set's status (issue 16)", () => {
+describe("a status another client wrote does not freeze the set's status", () => {
   it("observedGeneration 1000000 patched into /status, then a scale: status follows the scale", async () => {
     const ns = "e2e-status-foreign";
     await t.createNamespace(ns);

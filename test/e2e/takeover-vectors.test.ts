@@ -1,4 +1,4 @@
-// Issue 18, acceptance 2: zero-restart takeover. A cluster whose StatefulSets, ControllerRevisions, pods and claims
+// Zero-restart takeover. A cluster whose StatefulSets, ControllerRevisions, pods and claims
 // were written by the real kube-controller-manager v1.32.6 (test/fixtures/kcm-v1.32.6.json: two sets, one rolled
 // back with `kubectl rollout undo`, one with an env change and claims) is loaded into the simulator as recorded
 // (`--seed`: original uids, resourceVersions, generations, labels, status, Ready pods; tools/kube-sim/README.md,
@@ -197,7 +197,7 @@ async function assertAsSeeded(namespace: string): Promise<void> {
   }
 }
 
-describe("takeover of a cluster kube-controller-manager wrote (issue 18, acceptance 2)", () => {
+describe("takeover of a cluster kube-controller-manager wrote", () => {
   it("every set gets its turns; no pod, claim or revision is written and the revision names stay the recorded ones", async (test) => {
     const sets = NAMESPACES.flatMap((namespace) => recording.statefulSets.map((s) => ({ namespace, name: s.metadata?.name ?? "" })));
     await waitFor(

@@ -1,4 +1,4 @@
-// Issue 5, acceptance 5: the real `stsfleet up` as a process in a temp state dir: `ready:` on stdout, stack.json
+// The real `stsfleet up` as a process in a temp state dir: `ready:` on stdout, stack.json
 // as the brief specifies it (live pids, metrics URLs that answer), the demo set Running and Ready (and shown by
 // kubectl when it is installed), then SIGINT stops everything and leaves no process behind.
 import assert from "node:assert/strict";

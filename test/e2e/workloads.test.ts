@@ -1,4 +1,4 @@
-// Issue 5, acceptance 1 and 4: StatefulSet behaviour end to end (real nats-server, the simulator, the four services
+// StatefulSet behaviour end to end (real nats-server, the simulator, the four services
 // as processes), asserting the ORDER of the controller's writes from the simulator's audit log, not only the end
 // state. One stack for the file; every scenario has its own namespace, so they run concurrently.
 import assert from "node:assert/strict";
@@ -319,7 +319,7 @@ describe("StatefulSets end to end through NATS (one stack, audit-log ordering)",
 
   // Acceptance 4 / planner InvalidName: the revision label (`<name>-<hash>`) cannot exceed 63 characters, so a
   // 60-character name passes API validation but cannot be reconciled.
-  // What an operator types against the local stack (issue 15's transcript, the commands that need the controller):
+  // What an operator types against the local stack (the kubectl transcript's commands that need the controller):
   // kubectl's typed commands speak protobuf to the simulator, `rollout status` waits on what the status-writer writes.
   it("kubectl on the fleet: create namespace, set image, rollout status and history, logs, exec refused", { skip: kubectlBinary === undefined ? "kubectl is not on the PATH" : false }, async () => {
     const kubectl = new Kubectl(kubectlBinary ?? "kubectl", t.kubeconfigPath);

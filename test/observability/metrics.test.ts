@@ -1,4 +1,4 @@
-// Issue 7, acceptance 2: after a rolling update through the local stack (two actors), every service's /metrics (the
+// After a rolling update through the local stack (two actors), every service's /metrics (the
 // URLs in stack.json) has the reconcile, mailbox, shard and drop series with sensible values, in controller-runtime's
 // and client-go's shapes where those exist.
 import assert from "node:assert/strict";

@@ -1,4 +1,4 @@
-// Issue 7, acceptance 1: a scale-up through the local stack (real nats-server, the simulator, the four services as
+// A scale-up through the local stack (real nats-server, the simulator, the four services as
 // processes) exports, through the standard OTEL_* variables and OTLP/HTTP JSON to a receiver on loopback, ONE trace
 // with spans from the watcher, the actor, the pvc-provisioner and the status-writer, with the Kubernetes calls
 // inside it and messaging spans named by subject template.

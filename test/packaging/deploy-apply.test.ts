@@ -1,4 +1,4 @@
-// Issue 18 acceptance 4: `kubectl apply -k deploy/overlays/dev` and `.../prod` succeed on an empty cluster. Each overlay
+// `kubectl apply -k deploy/overlays/dev` and `.../prod` succeed on an empty cluster. Each overlay
 // is applied to a fresh simulator started in-process (tools/kube-sim, nothing in it but its system namespaces):
 // - with kubectl (`apply -k`, as the README says: discovery, OpenAPI, strict field validation, client-side apply),
 //   after which every rendered object is served back and a second apply changes nothing;

@@ -1,4 +1,4 @@
-// TLS as an option (issue 7, ADR 0065): the certificate script, the compose override (deploy/compose/tls.yml), the
+// TLS as an option (ADR 0065): the certificate script, the compose override (deploy/compose/tls.yml), the
 // kustomize Component (deploy/components/nats-tls) on both overlays, and a real nats-server running the compose TLS
 // configuration with the script's certificates, where every service connects with its own certificate and user.
 import assert from "node:assert/strict";

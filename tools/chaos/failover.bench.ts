@@ -1,4 +1,4 @@
-// Failover benchmark (issue 6, acceptance 3; measured, not asserted): on a chaos stack of 3 actor processes over a
+// Failover benchmark (measured, not asserted; docs/FAILOVER.md): on a chaos stack of 3 actor processes over a
 // nats-server with the local stack's ping interval, how long shards go without an acting owner and how long until
 // a new owner's first accepted Kubernetes write, for
 //   - graceful handoff: SIGTERM of one replica (drain -> release -> claim), per shard;

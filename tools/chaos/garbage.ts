@@ -1,4 +1,4 @@
-// Garbage on the fleet's own subjects (issue 16): what a careless or hostile client can publish on a stack without
+// Garbage on the fleet's own subjects (docs/RELIABILITY.md): what a careless or hostile client can publish on a stack without
 // --secure. Each payload goes, in order, to every stream subject that names one of the given sets (its objects in
 // K8S_OBJS, its intent log, its PVC commands, on whichever streams the stack runs), every key of the members,
 // shards and leases buckets, the live copies of the set's objects and the request subjects the services serve

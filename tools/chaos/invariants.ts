@@ -1,4 +1,4 @@
-// The fleet's invariants (fleet brief §4.2), checked after every chaos scenario from what the system left behind:
+// The fleet's invariants (docs/CHAOS.md, ADR 0073), checked after every chaos scenario from what the system left behind:
 // the simulator's audit log (who wrote what, with which epoch), the API objects at every resourceVersion (watched
 // by the harness), the `members`/`shards` buckets' changes and the harness's fault journal. Definitions and the
 // reasoning behind each rule: docs/adr/0073-chaos-invariants.md.

@@ -1,7 +1,7 @@
-// Chaos soak (issue 6, acceptance 2; not part of `npm test`): 3 actor replicas, 50 StatefulSets under continuous
+// Chaos soak (not part of `npm test`): 3 actor replicas, 50 StatefulSets under continuous
 // scale and template changes, and every 20 s a random replica SIGKILLed or SIGSTOPped (then continued after a
 // random pause) for --duration-min minutes; a share of the faults (--garbage-share) is garbage on every subject of a
-// few sets and the fleet's buckets, with a status another client wrote (tools/chaos/garbage.ts, issue 16). Then the faults and the churn stop, the soak waits for the fleet to
+// few sets and the fleet's buckets, with a status another client wrote (tools/chaos/garbage.ts). Then the faults and the churn stop, the soak waits for the fleet to
 // settle and every set to converge, and runs the invariant checker over the whole history. Prints a progress line
 // per fault and a final summary; exits 1 on any violation or if the sets do not converge.
 //
