@@ -7,6 +7,7 @@ import { describe, it } from "node:test";
 import { loadAll } from "js-yaml";
 import { REPO_ROOT } from "./launch.ts";
 import {
+  NOTHING_RECONCILES_ADVICE,
   SWITCH_OFF_ADVICE,
   apiServerCheck,
   cleanupCheck,
@@ -51,19 +52,19 @@ describe("preflight: who answered the probe", () => {
 });
 
 describe("preflight: the controller check", () => {
-  const cases: readonly { verdict: ProbeVerdict; level: CheckResult["level"]; summary: RegExp; fix: boolean }[] = [
-    { verdict: { kind: "none", waitedMs: 1_480 }, level: "ok", summary: /^no StatefulSet controller answered in 1\.5 s/, fix: false },
-    { verdict: { kind: "stsfleet", managers: ["stsfleet-status-writer"] }, level: "ok", summary: /^stsfleet is running: .*stsfleet-status-writer/, fix: false },
-    { verdict: { kind: "built-in", managers: ["kube-controller-manager"] }, level: "fail", summary: /^kube-controller-manager's StatefulSet controller is running/, fix: true },
-    { verdict: { kind: "built-in-and-stsfleet", managers: ["kube-controller-manager", "stsfleet-status-writer"] }, level: "fail", summary: /two StatefulSet controllers/, fix: true },
-    { verdict: { kind: "other", managers: ["k3s"] }, level: "fail", summary: /another StatefulSet controller .*manager k3s/, fix: true },
+  const cases: readonly { verdict: ProbeVerdict; level: CheckResult["level"]; summary: RegExp; advice: readonly string[] }[] = [
+    { verdict: { kind: "none", waitedMs: 1_480 }, level: "ok", summary: /^no StatefulSet controller answered in 1\.5 s/, advice: NOTHING_RECONCILES_ADVICE },
+    { verdict: { kind: "stsfleet", managers: ["stsfleet-status-writer"] }, level: "ok", summary: /^stsfleet is running: .*stsfleet-status-writer/, advice: [] },
+    { verdict: { kind: "built-in", managers: ["kube-controller-manager"] }, level: "fail", summary: /^kube-controller-manager's StatefulSet controller is running/, advice: SWITCH_OFF_ADVICE },
+    { verdict: { kind: "built-in-and-stsfleet", managers: ["kube-controller-manager", "stsfleet-status-writer"] }, level: "fail", summary: /two StatefulSet controllers/, advice: SWITCH_OFF_ADVICE },
+    { verdict: { kind: "other", managers: ["k3s"] }, level: "fail", summary: /another StatefulSet controller .*manager k3s/, advice: SWITCH_OFF_ADVICE },
   ];
-  for (const { verdict, level, summary, fix } of cases) {
+  for (const { verdict, level, summary, advice } of cases) {
     it(`${verdict.kind}: ${level}`, () => {
       const check = controllerCheck(verdict);
       assert.equal(check.level, level);
       assert.match(check.summary, summary);
-      assert.deepEqual(check.advice, fix ? SWITCH_OFF_ADVICE : []);
+      assert.deepEqual(check.advice, advice);
     });
   }
 

@@ -247,6 +247,11 @@ export const SWITCH_OFF_ADVICE: readonly string[] = [
   "  there until it has a CRD mode (it does not yet)",
 ];
 
+/** deploy/ runs NATS as a StatefulSet: with no controller at all, its pods are never made, and the fleet needs them. */
+export const NOTHING_RECONCILES_ADVICE: readonly string[] = [
+  "no new StatefulSet gets pods now, deploy/'s NATS included: install in the order docs/CLUSTER.md gives",
+];
+
 function seconds(ms: number): string {
   return `${Math.round(ms / 100) / 10} s`;
 }
@@ -256,7 +261,7 @@ export function controllerCheck(verdict: ProbeVerdict): CheckResult {
   const by = (managers: readonly string[]) => `manager ${managers.join(", ")}`;
   switch (verdict.kind) {
     case "none":
-      return { id, level: "ok", summary: `no StatefulSet controller answered in ${seconds(verdict.waitedMs)}: nothing reconciles StatefulSets (as a fresh install wants)`, advice: [] };
+      return { id, level: "ok", summary: `no StatefulSet controller answered in ${seconds(verdict.waitedMs)}: nothing reconciles StatefulSets (as a fresh install wants)`, advice: NOTHING_RECONCILES_ADVICE };
     case "stsfleet":
       return { id, level: "ok", summary: `stsfleet is running: it wrote the probe's status (${by(verdict.managers)})`, advice: [] };
     case "built-in":

@@ -5,6 +5,8 @@
 // Then, through the CLI, an unreachable API server and a usage error exit 2.
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, request } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -187,6 +189,57 @@ describe("stsfleet preflight against the simulator", () => {
     assert.equal(code, 130, out);
     assert.match(out, /^fail {2}statefulset-controller {2}cannot tell whether another StatefulSet controller runs: interrupted/m);
     assert.match(out, /^ok {4}probe-cleanup {11}deleted the probe/m);
+    await assertCleanedUp();
+  });
+});
+
+/**
+ * The simulator behind a front that answers SelfSubjectAccessReviews (which the simulator does not serve) as an
+ * RBAC authorizer would, denying what `denied` names, and passes every other request through.
+ */
+async function withAccessReviews(denied: (attributes: Record<string, string>) => boolean): Promise<{ kubeconfig: string; close: () => Promise<void> }> {
+  const front = createServer((req, res) => {
+    if (req.method === "POST" && (req.url ?? "").startsWith("/apis/authorization.k8s.io/v1/selfsubjectaccessreviews")) {
+      let body = "";
+      req.on("data", (chunk: Buffer) => (body += chunk.toString()));
+      req.on("end", () => {
+        const review = JSON.parse(body) as { spec: { resourceAttributes: Record<string, string> } };
+        res.writeHead(201, { "content-type": "application/json" });
+        res.end(JSON.stringify({ ...review, status: { allowed: !denied(review.spec.resourceAttributes) } }));
+      });
+      return;
+    }
+    const upstream = request(`${sim.url}${req.url ?? "/"}`, { method: req.method, headers: req.headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    req.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => front.listen(0, "127.0.0.1", resolve));
+  const path = join(dir, "reviews.kubeconfig");
+  writeFileSync(path, kubeconfigYaml(`http://127.0.0.1:${(front.address() as AddressInfo).port}`));
+  return { kubeconfig: path, close: () => new Promise((resolve) => {
+    front.close(() => resolve());
+    front.closeAllConnections();
+  }) };
+}
+
+describe("stsfleet preflight's RBAC check, where access reviews are served", () => {
+  it("passes when every permission of the ClusterRoles is held", async () => {
+    const front = await withAccessReviews(() => false);
+    const { code, out } = await preflight({ kubeconfig: front.kubeconfig, timeoutMs: 300 });
+    await front.close();
+    assert.equal(code, 0, out);
+    assert.match(out, /^ok {4}rbac {20}these credentials may grant the fleet's ClusterRoles \(\d+ permissions reviewed\)/m);
+    await assertCleanedUp();
+  });
+
+  it("fails, naming what is missing, when one is not", async () => {
+    const front = await withAccessReviews((a) => a["resource"] === "statefulsets" && a["subresource"] === "status");
+    const { code, out } = await preflight({ kubeconfig: front.kubeconfig, timeoutMs: 300 });
+    await front.close();
+    assert.equal(code, 1, out);
+    assert.match(out, /^fail {2}rbac {20}these credentials lack 1 of the \d+ permissions applying deploy\/ grants: update apps\/statefulsets\/status$/m);
     await assertCleanedUp();
   });
 });
