@@ -254,6 +254,12 @@ describe("stsfleet preflight through the CLI", () => {
     assert.match(result.stdout, /^not connected: nothing else was checked$/m);
   });
 
+  it("exits 2 when the kubeconfig cannot be loaded", async () => {
+    const { code, out } = await preflight({ kubeconfig: join(dir, "missing.kubeconfig") });
+    assert.equal(code, 2, out);
+    assert.match(out, /^stsfleet preflight: cannot load the kubeconfig .*missing\.kubeconfig: /m);
+  });
+
   it("exits 2 on a usage error", async () => {
     const result = await runCli(["preflight", "--kubeconfig", kubeconfig, "--timeout-ms", "0"]);
     assert.equal(result.code, 2, result.stdout + result.stderr);

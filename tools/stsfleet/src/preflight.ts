@@ -29,7 +29,7 @@ import {
   statefulSetsApiCheck,
   statusWritersOf,
 } from "./preflight-checks.ts";
-import type { AccessAnswers, AppsAnswer, CheckResult, CleanupOutcome, PreflightReport, VersionAnswer } from "./preflight-checks.ts";
+import type { AccessAnswers, AccessRequirement, AppsAnswer, CheckResult, CleanupOutcome, PreflightReport, VersionAnswer } from "./preflight-checks.ts";
 
 /** On the probe StatefulSet and on a namespace made for it: `kubectl delete ns,sts -A -l stsfleet.dev/preflight=probe` finds leftovers. */
 export const PROBE_LABEL = "stsfleet.dev/preflight";
@@ -104,7 +104,7 @@ function readClusterRoleManifests(): unknown[] {
 
 /** One SelfSubjectAccessReview per permission, cluster-wide (no namespace: what a ClusterRoleBinding grants). */
 async function reviewAccess(kube: KubeClient, signal: AbortSignal): Promise<AccessAnswers> {
-  let requirements;
+  let requirements: AccessRequirement[];
   try {
     requirements = requiredAccess(readClusterRoleManifests());
   } catch (error) {
