@@ -1,5 +1,6 @@
 // `stsfleet <command>`: `up` runs the whole local stack in the foreground (`npm start`), `down` stops a stack
-// started elsewhere from its stack.json, `status` shows the fleet (members, shard owners, handoffs).
+// started elsewhere from its stack.json, `status` shows the fleet (members, shard owners, handoffs), `preflight` checks
+// a cluster before stsfleet is installed on it (docs/CLUSTER.md).
 // Interface: ../../../../shared/brief/README.md, "Interfaces that others rely on".
 import { relative } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -11,6 +12,7 @@ import { runDemo } from "./demo.ts";
 import { stopStackFromFile } from "./down.ts";
 import { StackStartError, startStack } from "./stack.ts";
 import type { LogLevel, Stack, StackEvent } from "./stack.ts";
+import { preflightCommand } from "./preflight.ts";
 import { statusCommand } from "./status.ts";
 
 function positiveInt(name: string) {
@@ -274,6 +276,7 @@ export function buildProgram(): Command {
     });
 
   program.addCommand(statusCommand());
+  program.addCommand(preflightCommand());
 
   return program;
 }
