@@ -26,7 +26,7 @@ function openStore(options: { snapshotMinLogBytes?: number } = {}): { store: Sto
   return { store, data };
 }
 
-const cm = (name: string, value = "v"): KubeObject => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace: "default", uid: `uid-${name}` }, data: { k: value } }) as KubeObject;
+const cm = (name: string, value = "v"): KubeObject => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace: "default", uid: `uid-${name}` }, data: { k: value } });
 
 function contents(store: Store): string[] {
   return store.keys("/configmaps", undefined).map((k) => store.getByKey("/configmaps", k)?.json ?? "");

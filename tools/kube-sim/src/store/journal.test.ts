@@ -8,7 +8,7 @@ import { JournalError, decodeLog, decodeSnapshot, encodeChange, encodeSnapshotHe
 import type { StoreChange } from "./journal.ts";
 
 function cm(name: string, rv: number, data = "x"): KubeObject {
-  return { apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace: "default", uid: `uid-${name}`, resourceVersion: String(rv) }, data: { k: data } } as KubeObject;
+  return { apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace: "default", uid: `uid-${name}`, resourceVersion: String(rv) }, data: { k: data } };
 }
 
 const put = (obj: KubeObject): StoreChange => ({ op: "put", rv: Number(obj.metadata.resourceVersion), resourceKey: "/configmaps", json: JSON.stringify(obj) });
