@@ -1,4 +1,5 @@
-// Composition root: store, registry, controllers (GC, namespaces, kubelet, PV binder), HTTP server.
+// Composition root: store (restored from its data dir, if any), registry, controllers (GC, namespaces, kubelet, PV
+// binder), HTTP server.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { Server } from "node:http";

@@ -1,7 +1,8 @@
 // The in-memory object store: one global resourceVersion counter (like etcd's revision), objects kept as
 // their serialized JSON (reads and watch fan-out write bytes without re-encoding), a per-resource window of
 // recent events for watch resumption, and synchronous fan-out to watchers and internal controllers.
-// See docs/adr/0020-kube-sim-storage-and-resource-versions.md.
+// See docs/adr/0020-kube-sim-storage-and-resource-versions.md. With `--data-dir` every write is also recorded in a
+// journal before anyone sees it, and a restarted store is restored from it (docs/adr/0095-kube-sim-persistence.md).
 import { assertNever } from "#protocol";
 import type { KubeObject } from "../types.ts";
 import type { PersistedState, SnapshotSource, StoreChange } from "./journal.ts";
