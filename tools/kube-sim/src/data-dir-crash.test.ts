@@ -1,6 +1,7 @@
 // The crash test of `--data-dir` (ADR 0095): the simulator as a process takes a burst of parallel creates, is
 // SIGKILLed in the middle of it, and restarts on the same dir. Every create that was answered with success is
-// there with the same uid and resourceVersion, and later writes get higher resourceVersions.
+// there with the same uid and resourceVersion, a watch from before the restart gets 410 Gone, and later writes get
+// higher resourceVersions.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import type { ChildProcessByStdio } from "node:child_process";
@@ -82,6 +83,9 @@ describe("kube-sim --data-dir after SIGKILL", () => {
           assert.equal(found.uid, a.uid, a.name);
           assert.equal(Number(found.resourceVersion), a.rv, a.name);
         }
+        // The watch history is gone: a watch from before the restart is told to re-list, as after a compaction.
+        const stale = await (await fetch(`${second.url}/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=1`)).text();
+        assert.match(stale, /"type":"ERROR".*"code":410/);
         const highest = Math.max(...acked.map((a) => a.rv), Number(list.metadata.resourceVersion));
         const after = await fetch(`${second.url}/api/v1/namespaces/default/configmaps`, { method: "POST", headers: { "Content-Type": "application/json" }, body: configMap(CREATES) });
         assert.equal(after.status, 201);
