@@ -1,7 +1,7 @@
 // kube-sim benchmark (not a test): request latency at a fixed request rate with a mixed workload over
 // keep-alive HTTP, the server's CPU time per request, and the memory the simulator uses with many pods
 // and watchers. The server runs in this process; the load generator and the watchers are child processes.
-//   npx tsx --expose-gc --max-semi-space-size=64 tools/kube-sim/bench/bench.ts [--pods 50000] [--watchers 100] [--rps 1000] [--seconds 10] [--runs 1] [--warmup-seconds 5] [--protobuf-share 0.5] [--cpu-prof FILE] [--heap-prof FILE] [--v8-pretenuring]
+//   npx tsx --expose-gc --max-semi-space-size=64 tools/kube-sim/bench/bench.ts [--pods 50000] [--watchers 100] [--rps 1000] [--seconds 10] [--runs 1] [--warmup-seconds 5] [--protobuf-share 0.5] [--data-dir DIR] [--cpu-prof FILE] [--heap-prof FILE] [--v8-pretenuring]
 import { fork } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -39,11 +39,12 @@ const opts = new Command("kube-sim-bench")
         return share;
       }),
   )
+  .addOption(new Option("--data-dir <dir>", "the simulator's --data-dir (ADR 0095): every write durable before its answer; the dir should be empty"))
   .addOption(new Option("--cpu-prof <file>", "write a CPU profile of the server process during the load runs"))
   .addOption(new Option("--heap-prof <file>", "write a sampling heap profile of the server process: what the load runs allocated that was still on the heap at their end"))
   .addOption(new Option("--v8-pretenuring", `keep V8's allocation-site pretenuring on (the server process runs with ${NO_PRETENURING_FLAG}, ADR 0025); for comparisons`))
   .parse(process.argv)
-  .opts<{ pods: number; watchers: number; rps: number; seconds: number; runs: number; warmupSeconds: number; watchCoalesceMs: number; protobufShare: number; cpuProf?: string; heapProf?: string; v8Pretenuring?: boolean }>();
+  .opts<{ pods: number; watchers: number; rps: number; seconds: number; runs: number; warmupSeconds: number; watchCoalesceMs: number; protobufShare: number; dataDir?: string; cpuProf?: string; heapProf?: string; v8Pretenuring?: boolean }>();
 
 // As the kube-sim CLI does, before the server allocates anything.
 if (opts.v8Pretenuring !== true) disableAllocationSitePretenuring();
@@ -120,7 +121,7 @@ async function main(): Promise<void> {
   // Other processes on a small machine show up as latency; the load average says how busy it was.
   const loadBefore = loadAverage();
   // Kubelet delays keep every pod's scheduling and start inside the preload, not the measurement.
-  const sim = await startKubeSim({ kubelet: { scheduleDelayMs: 0, startDelayMs: 0, bindDelayMs: 0 }, historyWindow: 10_000, watchCoalesceMs: opts.watchCoalesceMs });
+  const sim = await startKubeSim({ kubelet: { scheduleDelayMs: 0, startDelayMs: 0, bindDelayMs: 0 }, historyWindow: 10_000, watchCoalesceMs: opts.watchCoalesceMs, ...(opts.dataDir !== undefined ? { dataDir: opts.dataDir } : {}) });
   const ns = mustFind("", "namespaces");
   const pods = mustFind("", "pods");
   const base = settle();

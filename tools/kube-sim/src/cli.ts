@@ -1,5 +1,5 @@
 // `npm run kube-sim`: the simulator as a process. Prints one line with the URL once listening and stops
-// cleanly on SIGINT/SIGTERM.
+// cleanly on SIGINT/SIGTERM. With --data-dir holding objects, a line `kube-sim resumed N objects ...` comes first.
 import { readFileSync } from "node:fs";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { DEFAULT_BOOKMARK_INTERVAL_MS, DEFAULT_HISTORY_WINDOW, DEFAULT_WATCH_COALESCE_MS, startKubeSim } from "./main.ts";
@@ -46,7 +46,8 @@ export function buildCommand(): Command {
     .addOption(intOpt("--start-delay-ms <ms>", "kubelet: delay from scheduled to Running and Ready (pod annotation sim.stsfleet.dev/start-delay-ms overrides)", "KUBE_SIM_START_DELAY_MS", DEFAULT_KUBELET.startDelayMs))
     .addOption(intOpt("--termination-delay-ms <ms>", "kubelet: time containers take to stop once a pod is Terminating (capped by its grace period)", "KUBE_SIM_TERMINATION_DELAY_MS", DEFAULT_KUBELET.terminationDelayMs))
     .addOption(intOpt("--bind-delay-ms <ms>", "volume binder: delay before a pending claim is bound to a new volume", "KUBE_SIM_BIND_DELAY_MS", DEFAULT_KUBELET.bindDelayMs))
-    .addOption(new Option("--seed <file>", "start with the objects of this JSON file (an array or a List), stored as recorded: resourceVersions, uids and status kept").env("KUBE_SIM_SEED"));
+    .addOption(new Option("--seed <file>", "start with the objects of this JSON file (an array or a List), stored as recorded: resourceVersions, uids and status kept").env("KUBE_SIM_SEED"))
+    .addOption(new Option("--data-dir <dir>", "keep the objects in this directory: every write is durable before it is answered, and a restart on it resumes them").env("KUBE_SIM_DATA_DIR"));
 }
 
 /** The objects of a `--seed` file: a JSON array of objects, or a `List` (what `kubectl get -o json` prints). */
@@ -76,6 +77,7 @@ export interface CliOptions {
   terminationDelayMs: number;
   bindDelayMs: number;
   seed?: string;
+  dataDir?: string;
 }
 
 /** The simulator's options from the parsed flags (shared with the benchmark's simulator process). */
@@ -91,6 +93,7 @@ export function simOptionsFrom(o: CliOptions): KubeSimOptions {
     faults: { latencyMs: o.latencyMs, errorRate: o.errorRate, conflictRate: o.conflictRate, dropWatchesEveryMs: o.dropWatchesEveryMs },
     kubelet: { nodeName: o.nodeName, scheduleDelayMs: o.scheduleDelayMs, startDelayMs: o.startDelayMs, terminationDelayMs: o.terminationDelayMs, bindDelayMs: o.bindDelayMs },
     ...(o.seed !== undefined ? { seed: readSeedFile(o.seed) } : {}),
+    ...(o.dataDir !== undefined ? { dataDir: o.dataDir } : {}),
   };
 }
 
@@ -98,6 +101,10 @@ export async function main(argv: string[]): Promise<void> {
   const cmd = buildCommand();
   cmd.parse(argv);
   const sim = await startKubeSim(simOptionsFrom(cmd.opts<CliOptions>()));
+  const restored = sim.restored;
+  if (restored !== undefined && restored.objects > 0) {
+    process.stdout.write(`kube-sim resumed ${restored.objects} objects (resourceVersion ${restored.resourceVersion}) from ${restored.dataDir}\n`);
+  }
   process.stdout.write(`kube-sim listening on ${sim.url}${sim.kubeconfigPath !== undefined ? ` (kubeconfig ${sim.kubeconfigPath})` : ""}\n`);
   let stopping = false;
   const shutdown = (signal: NodeJS.Signals) => {

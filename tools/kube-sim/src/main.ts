@@ -1,4 +1,5 @@
-// Composition root: store, registry, controllers (GC, namespaces, kubelet, PV binder), HTTP server.
+// Composition root: store (restored from its data dir, if any), registry, controllers (GC, namespaces, kubelet, PV
+// binder), HTTP server.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { Server } from "node:http";
@@ -17,6 +18,7 @@ import type { KubeletOptions } from "./kubelet/kubelet.ts";
 import { generateOpenApi } from "./openapi/generate.ts";
 import { Registry, SYSTEM_NAMESPACES, INTERNAL_WRITE } from "./registry/registry.ts";
 import { mustFind } from "./resources.ts";
+import { DataDir } from "./store/data-dir.ts";
 import { extractFields } from "./store/fields.ts";
 import { Store } from "./store/store.ts";
 
@@ -40,12 +42,20 @@ export interface KubeSimOptions {
    * the simulator's controllers as they would see new objects. For tests that take over a recorded cluster.
    */
   seed?: readonly unknown[];
+  /**
+   * Keep the objects in this directory (ADR 0095): every write is durable before its answer is sent, and a
+   * simulator started on the same directory resumes with the same objects, uids and resourceVersions. `seed` is
+   * only applied when the directory held nothing.
+   */
+  dataDir?: string;
 }
 
 export interface KubeSim {
   url: string;
   kubeconfigPath?: string;
   registry: Registry;
+  /** What the data dir held at start (objects restored and the resourceVersion they ended at); undefined without one. */
+  restored?: { readonly objects: number; readonly resourceVersion: number; readonly dataDir: string };
   /** Ends every open watch stream now, as `--drop-watches-every-ms` does on a timer. */
   dropWatches(): void;
   stop(): Promise<void>;
@@ -87,24 +97,35 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
   const clock = options.clock ?? systemClock;
   const faults = new Faults({ ...NO_FAULTS, ...options.faults });
   const store = new Store({ historyWindow: options.historyWindow ?? DEFAULT_HISTORY_WINDOW, fields: extractFields });
+  const dataDir = options.dataDir === undefined ? undefined : DataDir.open(options.dataDir);
+  if (dataDir !== undefined) {
+    store.restore(dataDir.loaded);
+    dataDir.attach(() => store.snapshotSource());
+    store.attachJournal(dataDir);
+  }
   const registry = new Registry(store, clock, { injectConflict: () => faults.injectConflict() });
   const nsInfo = mustFind("", "namespaces");
   for (const name of SYSTEM_NAMESPACES) {
+    if (registry.tryGet(nsInfo, "", name) !== undefined) continue;
     registry.create(nsInfo, "", { apiVersion: "v1", kind: "Namespace", metadata: { name } }, INTERNAL_WRITE);
   }
   const gc = new GarbageCollector(registry);
   const kubelet = new Kubelet(registry, { ...DEFAULT_KUBELET, ...options.kubelet });
-  if (options.seed !== undefined) {
+  // The restored objects reach the controllers as the seed's do: a pod that was Pending gets started.
+  store.announceRestored();
+  if (options.seed !== undefined && (dataDir?.loaded.objects.length ?? 0) === 0) {
     try {
       registry.seed(options.seed);
     } catch (err) {
       kubelet.stop();
       gc.stop();
+      dataDir?.close();
       throw err;
     }
   }
   const audit = options.auditLog === undefined ? undefined : new AuditLog(options.auditLog);
-  const watches = new WatchSet();
+  const syncWrites = dataDir === undefined ? undefined : () => dataDir.sync();
+  const watches = new WatchSet(syncWrites);
   let address = "";
   const server: Server = createServer(
     { keepAliveTimeout: 65_000 },
@@ -123,12 +144,16 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
       serverAddress: () => address,
       adminToken: ADMIN_TOKEN,
       podLogs: (uid, container) => kubelet.logs(uid, container),
+      ...(syncWrites !== undefined ? { syncWrites } : {}),
     }),
   );
   const stopDropper = faults.startWatchDropper(() => watches.closeAll());
   const host = options.host ?? "127.0.0.1";
   await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
+    server.once("error", (err) => {
+      dataDir?.close();
+      reject(err);
+    });
     server.listen(options.port ?? 0, host, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
@@ -154,9 +179,11 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
       watches.closeAll();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      dataDir?.close();
       await audit?.close();
     },
   };
   if (kubeconfigPath !== undefined) sim.kubeconfigPath = kubeconfigPath;
+  if (dataDir !== undefined) sim.restored = { objects: dataDir.loaded.objects.length, resourceVersion: dataDir.loaded.rv, dataDir: dataDir.dir };
   return sim;
 }

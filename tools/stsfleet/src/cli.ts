@@ -98,6 +98,7 @@ interface UpOptions {
   showLogs: boolean;
   logLevel: LogLevel;
   readyTimeoutMs: number;
+  fresh: boolean;
 }
 
 function print(line: string): void {
@@ -143,6 +144,7 @@ async function startForUp(options: UpOptions, signal: AbortSignal): Promise<Stac
   try {
     return await startStack({
       stateDir: options.stateDir,
+      fresh: options.fresh,
       actors: options.actors,
       ...(options.natsUrl !== undefined ? { natsUrl: options.natsUrl } : {}),
       ...(options.kubeconfig !== undefined ? { kubeconfig: options.kubeconfig } : {}),
@@ -240,6 +242,7 @@ export function buildProgram(): Command {
         .conflicts("natsUrl"),
     )
     .option("--show-logs", "also print the children's logs (pretty) on stderr", false)
+    .option("--fresh", "wipe the state dir first: no objects from the last run, an empty NATS store", false)
     .addOption(
       new Option("--log-level <level>", "the services' log level")
         .choices(["trace", "debug", "info", "warn", "error", "fatal", "silent"])

@@ -1,5 +1,6 @@
 // The Kubernetes API the stack's services talk to: a cluster the user named with --kubeconfig (linked as
-// `<stateDir>/kubeconfig`), or the simulator, started as a supervised child that writes that kubeconfig itself.
+// `<stateDir>/kubeconfig`), or the simulator, started as a supervised child that writes that kubeconfig itself and
+// keeps its objects in `<stateDir>/kube-sim` (ADR 0095).
 import { existsSync, lstatSync, rmSync, symlinkSync, unlinkSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { KubeConfig } from "@kubernetes/client-node";
@@ -39,11 +40,15 @@ export function useCluster(kubeconfig: string, kubeconfigPath: string, step: (me
 
 export interface SimulatorOptions {
   readonly stateDir: string;
+  /** The simulator's --data-dir: its objects survive a restart of the stack (ADR 0095). */
+  readonly dataDir: string;
   readonly logsDir: string;
   readonly kubeconfigPath: string;
   /** Extra simulator flags (kubelet timings, faults). */
   readonly args: readonly string[];
   readonly onLog: ((line: string) => void) | undefined;
+  /** A line for the user (what the simulator resumed). */
+  readonly step: (message: string) => void;
   readonly onProcessEvent: (event: SupervisorEvent) => void;
   /** The simulator exited while the stack was not stopping: the stack cannot go on. */
   readonly onDied: (error: Error) => void;
@@ -61,10 +66,12 @@ export function createSimulator(options: SimulatorOptions): { readonly process: 
     logPath: join(options.logsDir, "kube-sim.log"),
     restart: false,
     launch: () =>
-      nodeCommand(KUBE_SIM_CLI, ["--port", "0", "--kubeconfig-out", options.kubeconfigPath, "--audit-log", join(options.stateDir, "audit.log"), ...options.args]),
+      nodeCommand(KUBE_SIM_CLI, ["--port", "0", "--kubeconfig-out", options.kubeconfigPath, "--audit-log", join(options.stateDir, "audit.log"), "--data-dir", options.dataDir, ...options.args]),
     onLine: (line) => {
       const match = /kube-sim listening on (http:\/\/\S+)/.exec(line);
       if (match?.[1]) onUrl(match[1]);
+      const resumed = /kube-sim resumed (\d+) objects/.exec(line);
+      if (resumed?.[1]) options.step(`resuming ${resumed[1]} objects from ${options.dataDir}`);
       options.onLog?.(line);
     },
     onEvent: (event) => {

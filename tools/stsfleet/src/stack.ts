@@ -3,7 +3,7 @@
 // test harness (test/support/stack.ts) both run exactly this. The parts are units of their own: local-nats.ts (the
 // server and its restarts), kube-target.ts (a cluster or the simulator), service-set.ts (the service processes),
 // stack-record.ts (stack.json); this file orders them and owns startup, failure and stop.
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, unlinkSync, writeSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { RunningNatsServer } from "../../lib/nats-server.ts";
 import { createSimulator, useCluster } from "./kube-target.ts";
@@ -26,8 +26,14 @@ export { LOCAL_NATS_PING_INTERVAL_MS, localNatsOptions } from "./local-nats.ts";
 export type LogLevel = "trace" | "debug" | "info" | "warn" | "error" | "fatal" | "silent";
 
 export interface StackOptions {
-  /** Where kubeconfig, stack.json, audit.log and logs/ go; created if missing. */
+  /**
+   * Where kubeconfig, stack.json, audit.log and logs/ go; created if missing. The simulator's objects
+   * (`kube-sim/`, ADR 0095) and nats-server's store (`nats/`) stay there across runs: a stack started on the same
+   * state dir resumes them.
+   */
   readonly stateDir: string;
+  /** Wipe the state dir first (everything but the lock): no objects, an empty NATS store. */
+  readonly fresh?: boolean;
   /** Actor replicas, each its own process named actor-0..N-1 (default 1). */
   readonly actors?: number;
   /** Use this NATS instead of starting nats-server. */
@@ -94,8 +100,11 @@ export interface Stack {
 }
 
 /** Lock file: at most one supervisor per state dir. */
+/** The lock of a running stack, in its state dir (kept by --fresh, which runs under it). */
+const LOCK_FILE = "up.pid";
+
 function acquireLock(stateDir: string): () => void {
-  const path = join(stateDir, "up.pid");
+  const path = join(stateDir, LOCK_FILE);
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       const fd = openSync(path, "wx");
@@ -129,6 +138,8 @@ interface StackPaths {
   readonly kubeconfigPath: string;
   readonly auditLogPath: string | undefined;
   readonly natsStore: string;
+  /** The simulator's --data-dir. */
+  readonly kubeSimData: string;
 }
 
 function validate(options: StackOptions): { actors: number; stopTimeoutMs: number } {
@@ -152,16 +163,21 @@ function prepareStateDir(options: StackOptions): StackPaths {
     kubeconfigPath: join(stateDir, "kubeconfig"),
     auditLogPath: options.kubeconfig === undefined ? join(stateDir, "audit.log") : undefined,
     natsStore: join(stateDir, "nats"),
+    kubeSimData: join(stateDir, "kube-sim"),
   };
   return paths;
 }
 
-/** A stack starts fresh: the simulator keeps its objects in memory, so old NATS state or logs would only mislead. */
-function clearStaleState(paths: StackPaths): void {
-  const { stateDir, logsDir, natsStore } = paths;
-  for (const stale of [logsDir, natsStore, stackFilePath(stateDir), join(stateDir, "audit.log"), join(stateDir, "secure")]) {
-    rmSync(stale, { recursive: true, force: true });
-  }
+/**
+ * Removes what only the last run needed (its logs, stack.json, audit log, keys); the objects and the NATS store stay
+ * for this run to resume, unless `fresh` asks for an empty state dir (all but the lock this run holds).
+ */
+function clearStaleState(paths: StackPaths, fresh: boolean): void {
+  const { stateDir, logsDir } = paths;
+  const stale = fresh
+    ? readdirSync(stateDir).filter((name) => name !== LOCK_FILE).map((name) => join(stateDir, name))
+    : [logsDir, stackFilePath(stateDir), join(stateDir, "audit.log"), join(stateDir, "secure")];
+  for (const path of stale) rmSync(path, { recursive: true, force: true });
   mkdirSync(logsDir, { recursive: true });
 }
 
@@ -194,7 +210,7 @@ class StackRun {
     this.paths = paths;
     this.settings = settings;
     this.releaseLock = acquireLock(paths.stateDir);
-    clearStaleState(paths);
+    clearStaleState(paths, options.fresh === true);
     this.reaper = startReaper();
     this.failed = new Promise<Error>((resolveFailed) => (this.resolveFailed = resolveFailed));
     this.record = new StackRecord(paths.stateDir, paths.logsDir, {
@@ -266,10 +282,12 @@ class StackRun {
     const onLog = options.onLog;
     const sim = createSimulator({
       stateDir: paths.stateDir,
+      dataDir: paths.kubeSimData,
       logsDir: paths.logsDir,
       kubeconfigPath: paths.kubeconfigPath,
       args: options.kubeSimArgs ?? [],
       onLog: onLog ? (line) => onLog("kube-sim", line) : undefined,
+      step: this.step,
       onProcessEvent: this.onProcessEvent,
       onDied: (error) => {
         if (!this.stopped) this.resolveFailed(error);
@@ -346,7 +364,9 @@ class StackRun {
     const { stopTimeoutMs } = this.settings;
     await Promise.all([...this.services.values()].map((child) => child.stop(stopTimeoutMs)));
     await Promise.all([this.kubeSim?.stop(stopTimeoutMs), this.nats?.stop(stopTimeoutMs)]);
-    rmSync(this.paths.natsStore, { recursive: true, force: true });
+    if (this.kubeSim !== undefined || this.nats !== undefined) {
+      this.step(`state kept in ${this.paths.stateDir} (objects in kube-sim/, NATS in nats/); \`stsfleet up --fresh\` starts empty`);
+    }
     // Keys and passwords of a stopped stack are of no use to anyone.
     rmSync(join(this.paths.stateDir, "secure"), { recursive: true, force: true });
     this.reaper.close();

@@ -44,6 +44,8 @@ export interface HttpDeps {
   adminToken: string;
   /** The simulated kubelet's log of a pod's container (by pod uid), oldest first. */
   podLogs(uid: string, container: string): readonly LogLine[];
+  /** Makes every store write so far durable (`--data-dir`, ADR 0095); runs before each answer to a resource request. */
+  syncWrites?: () => void;
 }
 
 /** Pod subresources that need a running container process: answered with a Status saying there is none. */
@@ -260,6 +262,7 @@ async function handle(deps: HttpDeps, req: IncomingMessage, res: ServerResponse)
     failureStatus = err.status;
     reply = statusReply(err.status, statusEncoding(req.headers.accept));
   }
+  deps.syncWrites?.();
   send(res, reply, headers, warnings);
   if (verb !== undefined && MUTATING.has(verb) && deps.audit !== undefined) {
     const objectRef: Record<string, string> = { resource: route.info.resource };

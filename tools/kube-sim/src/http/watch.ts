@@ -31,6 +31,17 @@ export class WatchSet {
   private timer: NodeJS.Timeout | undefined;
   private lastParts: readonly Buffer[] = [];
   private lastChunk: Buffer | undefined;
+  private readonly beforeWrite: () => void;
+
+  /** `beforeWrite` runs before any event is written (the data dir's sync: nothing unsaved reaches a client). */
+  constructor(beforeWrite: () => void = () => undefined) {
+    this.beforeWrite = beforeWrite;
+  }
+
+  /** Called before a stream writes events outside the shared flush (when it closes). */
+  syncWrites(): void {
+    this.beforeWrite();
+  }
 
   /** Runs `flush` after `waitMs` (in a microtask when <= 0), together with the other watchers due then. */
   schedule(flush: () => void, waitMs: number): void {
@@ -67,6 +78,7 @@ export class WatchSet {
   private flushAll(set: Set<() => void>): void {
     const due = [...set];
     set.clear();
+    this.beforeWrite();
     for (const flush of due) flush();
     this.lastParts = [];
     this.lastChunk = undefined;
@@ -178,7 +190,10 @@ export function serveWatch(w: WatchRequest): void {
     for (const t of timers) clearInterval(t);
     untrack();
     w.watches.unschedule(flush);
-    if (pending.length > 0) res.write(Buffer.concat(pending));
+    if (pending.length > 0) {
+      w.watches.syncWrites();
+      res.write(Buffer.concat(pending));
+    }
     pending = [];
     res.end();
   };

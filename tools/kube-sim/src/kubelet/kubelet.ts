@@ -163,6 +163,8 @@ export class Kubelet {
     const info = mustFind("", "nodes");
     const now = rfc3339(this.registry.now());
     const name = this.options.nodeName;
+    // A restored store (--data-dir) already holds the node this kubelet registered before the restart.
+    if (this.registry.tryGet(info, "", name) !== undefined) return;
     const created = this.registry.create(
       info,
       "",

@@ -1,9 +1,11 @@
 // The in-memory object store: one global resourceVersion counter (like etcd's revision), objects kept as
 // their serialized JSON (reads and watch fan-out write bytes without re-encoding), a per-resource window of
 // recent events for watch resumption, and synchronous fan-out to watchers and internal controllers.
-// See docs/adr/0020-kube-sim-storage-and-resource-versions.md.
+// See docs/adr/0020-kube-sim-storage-and-resource-versions.md. With `--data-dir` every write is also recorded in a
+// journal before anyone sees it, and a restarted store is restored from it (docs/adr/0095-kube-sim-persistence.md).
 import { assertNever } from "#protocol";
 import type { KubeObject } from "../types.ts";
+import type { PersistedState, SnapshotSource, StoreChange } from "./journal.ts";
 
 export type EventType = "ADDED" | "MODIFIED" | "DELETED";
 
@@ -126,6 +128,11 @@ export function entryKey(namespace: string, name: string): string {
   return namespace === "" ? name : `${namespace}/${name}`;
 }
 
+/** Where each write goes before anyone is told about it (`--data-dir`, ADR 0095); called inside the write. */
+export interface StoreJournal {
+  record(change: StoreChange): void;
+}
+
 export interface StoreOptions {
   /** Events kept per resource for watch resumption. */
   historyWindow: number;
@@ -139,6 +146,11 @@ export class Store {
   private readonly dependentsOf = new Map<string, Set<string>>();
   private readonly controllers = new Set<(event: StoreEvent) => void>();
   private readonly options: StoreOptions;
+  private journal: StoreJournal | undefined;
+  /** The resourceVersion a restored store started at: watches from before it get 410 Gone (its history is gone). */
+  private restoredRv = 0;
+  /** Restored objects the controllers have not been told about yet. */
+  private restored: { resourceKey: string; entry: StoredEntry }[] = [];
 
   constructor(options: StoreOptions) {
     this.options = options;
@@ -146,6 +158,56 @@ export class Store {
 
   get currentRv(): number {
     return this.rv;
+  }
+
+  /** Every later write is recorded in `journal` before watchers and controllers see it. */
+  attachJournal(journal: StoreJournal): void {
+    this.journal = journal;
+  }
+
+  /**
+   * Loads what a data dir held into an empty store: objects at their resourceVersions, the counter where it was.
+   * No event goes out and none is kept (announceRestored() tells the controllers), so a watch from a version
+   * before the restore gets 410 Gone and its client re-lists, as after an etcd compaction.
+   */
+  restore(state: PersistedState): StoredEntry[] {
+    if (this.rv !== 0) throw new Error(`restore: the store already holds writes (resourceVersion ${this.rv})`);
+    const entries = state.objects.map(({ resourceKey, obj }) => {
+      const namespace = obj.metadata.namespace ?? "";
+      const name = obj.metadata.name ?? "";
+      const entry = this.makeEntry(resourceKey, entryKey(namespace, name), namespace, name, Number(obj.metadata.resourceVersion), obj);
+      this.insert(this.bucket(resourceKey), resourceKey, entry, undefined);
+      return { resourceKey, entry };
+    });
+    this.rv = state.rv;
+    this.restoredRv = state.rv;
+    this.restored = entries;
+    return entries.map((e) => e.entry);
+  }
+
+  /** The restored objects as ADDED events to the controllers (not to watchers), in resourceVersion order, once. */
+  announceRestored(): void {
+    const restored = this.restored;
+    this.restored = [];
+    for (const { resourceKey, entry } of restored) {
+      if (this.getByKey(resourceKey, entry.key) !== entry) continue;
+      const event: StoreEvent = { rv: entry.rv, resourceKey, type: "ADDED", entry, prev: undefined };
+      for (const c of this.controllers) c(event);
+    }
+  }
+
+  /** Every current object's stored JSON with the counter, for a snapshot. */
+  snapshotSource(): SnapshotSource {
+    let count = 0;
+    for (const b of this.buckets.values()) count += b.objects.size;
+    const buckets = this.buckets;
+    return {
+      rv: this.rv,
+      count,
+      *objects() {
+        for (const [resourceKey, b] of buckets) for (const entry of b.objects.values()) yield { resourceKey, json: entry.json };
+      },
+    };
   }
 
   private bucket(resourceKey: string): Bucket {
@@ -204,6 +266,7 @@ export class Store {
     obj.metadata.resourceVersion = String(rv);
     const entry = this.makeEntry(resourceKey, key, namespace, name, rv, obj);
     this.insert(b, resourceKey, entry, prev);
+    this.journal?.record({ op: "put", rv, resourceKey, json: entry.json });
     this.emit(b, { rv, resourceKey, type: prev === undefined ? "ADDED" : "MODIFIED", entry, prev });
     return entry;
   }
@@ -248,6 +311,7 @@ export class Store {
       const name = obj.metadata.name ?? "";
       const entry = this.makeEntry(resourceKey, entryKey(namespace, name), namespace, name, rv, obj);
       this.insert(this.bucket(resourceKey), resourceKey, entry, undefined);
+      this.journal?.record({ op: "put", rv, resourceKey, json: entry.json });
       return { resourceKey, entry };
     });
     for (const { resourceKey, entry } of stored) {
@@ -287,6 +351,7 @@ export class Store {
     b.byNamespace.get(namespace)?.delete(key);
     b.removeKey(namespace, key);
     this.index(resourceKey, key, prev, undefined);
+    this.journal?.record({ op: "delete", rv, resourceKey, key });
     this.emit(b, { rv, resourceKey, type: "DELETED", entry, prev });
     return entry;
   }
@@ -352,9 +417,9 @@ export class Store {
    */
   watch(resourceKey: string, sinceRv: number, filter: WatchFilter, listener: WatchListener): () => void {
     const b = this.bucket(resourceKey);
-    if (sinceRv < b.droppedRv) {
+    if (sinceRv < b.droppedRv || sinceRv < this.restoredRv) {
       const firstKept = b.history[b.historyStart]?.rv ?? this.rv + 1;
-      throw new ResourceVersionTooOldError(sinceRv, firstKept - 1);
+      throw new ResourceVersionTooOldError(sinceRv, Math.max(firstKept - 1, this.restoredRv));
     }
     const watcher: Watcher = { filter, listener };
     for (let i = b.historyStart; i < b.history.length; i++) {
