@@ -144,6 +144,7 @@ async function startForUp(options: UpOptions, signal: AbortSignal): Promise<Stac
   try {
     return await startStack({
       stateDir: options.stateDir,
+      persist: true,
       fresh: options.fresh,
       actors: options.actors,
       ...(options.natsUrl !== undefined ? { natsUrl: options.natsUrl } : {}),

@@ -40,8 +40,8 @@ export function useCluster(kubeconfig: string, kubeconfigPath: string, step: (me
 
 export interface SimulatorOptions {
   readonly stateDir: string;
-  /** The simulator's --data-dir: its objects survive a restart of the stack (ADR 0095). */
-  readonly dataDir: string;
+  /** The simulator's --data-dir: its objects survive a restart of the stack (ADR 0095); none: kept in memory only. */
+  readonly dataDir: string | undefined;
   readonly logsDir: string;
   readonly kubeconfigPath: string;
   /** Extra simulator flags (kubelet timings, faults). */
@@ -66,12 +66,12 @@ export function createSimulator(options: SimulatorOptions): { readonly process: 
     logPath: join(options.logsDir, "kube-sim.log"),
     restart: false,
     launch: () =>
-      nodeCommand(KUBE_SIM_CLI, ["--port", "0", "--kubeconfig-out", options.kubeconfigPath, "--audit-log", join(options.stateDir, "audit.log"), "--data-dir", options.dataDir, ...options.args]),
+      nodeCommand(KUBE_SIM_CLI, ["--port", "0", "--kubeconfig-out", options.kubeconfigPath, "--audit-log", join(options.stateDir, "audit.log"), ...(options.dataDir !== undefined ? ["--data-dir", options.dataDir] : []), ...options.args]),
     onLine: (line) => {
       const match = /kube-sim listening on (http:\/\/\S+)/.exec(line);
       if (match?.[1]) onUrl(match[1]);
       const resumed = /kube-sim resumed (\d+) objects/.exec(line);
-      if (resumed?.[1]) options.step(`resuming ${resumed[1]} objects from ${options.dataDir}`);
+      if (resumed?.[1]) options.step(`resuming ${resumed[1]} objects from ${options.dataDir ?? "memory"}`);
       options.onLog?.(line);
     },
     onEvent: (event) => {

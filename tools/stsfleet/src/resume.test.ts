@@ -53,6 +53,7 @@ after(() => rmSync(stateDir, { recursive: true, force: true }));
 function start(steps: string[], fresh = false): Promise<Stack> {
   return startStack({
     stateDir,
+    persist: true,
     fresh,
     kubeSimArgs: FAST_KUBE_SIM_ARGS,
     serviceArgs: FAST_SERVICE_ARGS,

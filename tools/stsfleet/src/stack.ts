@@ -32,6 +32,11 @@ export interface StackOptions {
    * state dir resumes them.
    */
   readonly stateDir: string;
+  /**
+   * Keep the simulator's objects and the NATS store in the state dir, so the next stack on it resumes them
+   * (`stsfleet up`). Default false: a stack starts empty and its simulator syncs nothing to disk (test stacks).
+   */
+  readonly persist?: boolean;
   /** Wipe the state dir first (everything but the lock): no objects, an empty NATS store. */
   readonly fresh?: boolean;
   /** Actor replicas, each its own process named actor-0..N-1 (default 1). */
@@ -99,8 +104,7 @@ export interface Stack {
   stop(): Promise<void>;
 }
 
-/** Lock file: at most one supervisor per state dir. */
-/** The lock of a running stack, in its state dir (kept by --fresh, which runs under it). */
+/** The lock of a running stack, at most one supervisor per state dir (kept by --fresh, which runs under it). */
 const LOCK_FILE = "up.pid";
 
 function acquireLock(stateDir: string): () => void {
@@ -172,11 +176,14 @@ function prepareStateDir(options: StackOptions): StackPaths {
  * Removes what only the last run needed (its logs, stack.json, audit log, keys); the objects and the NATS store stay
  * for this run to resume, unless `fresh` asks for an empty state dir (all but the lock this run holds).
  */
-function clearStaleState(paths: StackPaths, fresh: boolean): void {
+function clearStaleState(paths: StackPaths, fresh: boolean, persist: boolean): void {
   const { stateDir, logsDir } = paths;
+  const lastRun = [logsDir, stackFilePath(stateDir), join(stateDir, "audit.log"), join(stateDir, "secure")];
   const stale = fresh
     ? readdirSync(stateDir).filter((name) => name !== LOCK_FILE).map((name) => join(stateDir, name))
-    : [logsDir, stackFilePath(stateDir), join(stateDir, "audit.log"), join(stateDir, "secure")];
+    : persist
+      ? lastRun
+      : [...lastRun, paths.natsStore, paths.kubeSimData];
   for (const path of stale) rmSync(path, { recursive: true, force: true });
   mkdirSync(logsDir, { recursive: true });
 }
@@ -210,7 +217,7 @@ class StackRun {
     this.paths = paths;
     this.settings = settings;
     this.releaseLock = acquireLock(paths.stateDir);
-    clearStaleState(paths, options.fresh === true);
+    clearStaleState(paths, options.fresh === true, options.persist === true);
     this.reaper = startReaper();
     this.failed = new Promise<Error>((resolveFailed) => (this.resolveFailed = resolveFailed));
     this.record = new StackRecord(paths.stateDir, paths.logsDir, {
@@ -282,7 +289,7 @@ class StackRun {
     const onLog = options.onLog;
     const sim = createSimulator({
       stateDir: paths.stateDir,
-      dataDir: paths.kubeSimData,
+      dataDir: options.persist === true ? paths.kubeSimData : undefined,
       logsDir: paths.logsDir,
       kubeconfigPath: paths.kubeconfigPath,
       args: options.kubeSimArgs ?? [],
@@ -364,7 +371,7 @@ class StackRun {
     const { stopTimeoutMs } = this.settings;
     await Promise.all([...this.services.values()].map((child) => child.stop(stopTimeoutMs)));
     await Promise.all([this.kubeSim?.stop(stopTimeoutMs), this.nats?.stop(stopTimeoutMs)]);
-    if (this.kubeSim !== undefined || this.nats !== undefined) {
+    if (this.options.persist === true && (this.kubeSim !== undefined || this.nats !== undefined)) {
       this.step(`state kept in ${this.paths.stateDir} (objects in kube-sim/, NATS in nats/); \`stsfleet up --fresh\` starts empty`);
     }
     // Keys and passwords of a stopped stack are of no use to anyone.
