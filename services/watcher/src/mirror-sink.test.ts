@@ -8,7 +8,7 @@ import { Registry } from "prom-client";
 import type { Counter, Gauge } from "prom-client";
 import { rawPod, rawSet } from "#test-support/watcher-fixtures.ts";
 import { createLogger } from "../../common/src/logger.ts";
-import { EventContexts } from "./adapters/publisher.ts";
+import { EventContexts } from "./adapters/event-contexts.ts";
 import { WATCHED_KINDS } from "./domain/objects.ts";
 import { createWatcherMetrics } from "./metrics.ts";
 import { MirrorSink, createMirrorState, watchScope } from "./mirror-sink.ts";

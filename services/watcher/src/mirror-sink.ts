@@ -6,7 +6,7 @@
 import { context, SpanKind, trace } from "@opentelemetry/api";
 import type { Tracer } from "@opentelemetry/api";
 import type { Logger } from "../../common/src/logger.ts";
-import type { EventContexts } from "./adapters/publisher.ts";
+import type { EventContexts } from "./adapters/event-contexts.ts";
 import type { ReflectorSink } from "./adapters/reflector.ts";
 import { WATCHED_KINDS, kindName, objectKey, parseWatchedObject } from "./domain/objects.ts";
 import type { RejectReason, WatchedKind, WatchedObject } from "./domain/objects.ts";
