@@ -6,7 +6,7 @@ import { headers } from "@nats-io/transport-node";
 import type { MsgHdrs } from "@nats-io/transport-node";
 import { HEADERS, OBJECT_KINDS, formatPublicationVersion, injectTraceContext } from "#protocol";
 import type { KubeObject, ObjectEnvelope, PublicationVersion, Shard } from "#protocol";
-import type { MessageContent, PublishCommand } from "../domain/ledger.ts";
+import type { MessageContent, PublishCommand } from "../domain/subject-messages.ts";
 import { parseObjectKey } from "../domain/objects.ts";
 import type { MirrorState } from "../domain/state.ts";
 

@@ -15,7 +15,7 @@ import type { Logger } from "../../../common/src/logger.ts";
 import { StreamPublishError, isWrongLastSequence } from "../../../common/src/stream-publish.ts";
 import type { StreamPublish } from "../../../common/src/stream-publish.ts";
 import { messagingAttributes } from "../../../common/src/messaging-trace.ts";
-import type { PublishCommand } from "../domain/ledger.ts";
+import type { PublishCommand } from "../domain/subject-messages.ts";
 import { parseObjectKey } from "../domain/objects.ts";
 import type { MirrorState } from "../domain/state.ts";
 import type { WatcherMetrics } from "../metrics.ts";
