@@ -94,7 +94,7 @@ describe("watcher against nats-server 2.9 and kube-sim", () => {
   });
 
   after(async () => {
-    for (const cleanup of cleanups.reverse()) { const t = Date.now(); await cleanup(); console.error('CLEANUP', Date.now() - t); }
+    for (const cleanup of cleanups.reverse()) await cleanup();
   });
 
   async function createSet(namespace: string, name: string, templates: string[] = []): Promise<{ name: string; uid: string }> {
