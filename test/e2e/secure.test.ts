@@ -70,8 +70,8 @@ describe("stsfleet up --secure", { skip: SKIP }, async () => {
     assert.equal(pods.length, 2);
 
     const connz = (await (await fetch(`${nats.monitorUrl}/connz?auth=true&limit=1024`)).json()) as Connz;
-    // Connection names: `<service>/<instance>`, the watcher's `stsfleet-watcher-<instance>`.
-    const serviceOf = (name = "") => /^(?:stsfleet-)?(watcher|actor|pvc-provisioner|status-writer)[/-]/.exec(name)?.[1];
+    // Connection names: `<service>/<instance>`, set by the service shell (ADR 0093).
+    const serviceOf = (name = "") => /^(watcher|actor|pvc-provisioner|status-writer)\//.exec(name)?.[1];
     const services = connz.connections.filter((c) => serviceOf(c.name) !== undefined);
     assert.deepEqual(
       [...new Set(services.map((c) => c.authorized_user))].sort(),

@@ -1,5 +1,5 @@
-// Shared helpers of the watcher's integration tests: a simulator over real HTTP, a config for an in-process watcher,
-// and a reader of what K8S_OBJS holds for one namespace.
+// Shared helpers of the watcher's integration tests: a simulator over real HTTP, a config for an in-process watcher
+// and the watcher itself on the shell's dependencies, and a reader of what K8S_OBJS holds for one namespace.
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -9,11 +9,17 @@ import { after } from "node:test";
 import { DeliverPolicy, jetstream } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/transport-node";
+import type { Registry } from "prom-client";
 import { HEADERS, STREAMS, codecs } from "#protocol";
 import type { ObjectEnvelope } from "#protocol";
 import { KubeClient, RESOURCES, loadKubeConfig } from "../../services/common/src/kube.ts";
+import { createLogger } from "../../services/common/src/logger.ts";
+import { createCommonMetrics } from "../../services/common/src/metrics.ts";
+import { openServiceDeps } from "../../services/common/src/service.ts";
 import { parseWatcherConfig } from "../../services/watcher/src/config.ts";
 import type { WatcherConfig } from "../../services/watcher/src/config.ts";
+import { startWatcher } from "../../services/watcher/src/watcher.ts";
+import type { Watcher, WatcherDeps } from "../../services/watcher/src/watcher.ts";
 import { startKubeSim } from "../../tools/kube-sim/src/main.ts";
 import type { KubeSim, KubeSimOptions } from "../../tools/kube-sim/src/main.ts";
 
@@ -68,6 +74,34 @@ export function watcherConfig(init: { name: string; natsUrl: string; kubeconfig:
     "--shutdown-timeout-ms", "4000",
     ...extra,
   ]);
+}
+
+/** An in-process watcher with its own registry and NATS connection (named `watcher/<name>`), as the shell runs it. */
+export interface TestWatcher extends Watcher {
+  /** The common and the watcher's series, as /metrics would show them. */
+  readonly registry: Registry;
+}
+
+/** startWatcher on dependencies from openServiceDeps; `stop()` stops the watcher, then drains its connection. */
+export async function startTestWatcher(
+  config: Readonly<WatcherConfig>,
+  injections: Pick<WatcherDeps, "sources" | "random" | "incarnation"> = {},
+): Promise<TestWatcher> {
+  const logger = createLogger({ service: "watcher", instance: config.name, level: config.logLevel, format: config.logFormat });
+  const metrics = createCommonMetrics("watcher", config.name);
+  const startup = new AbortController();
+  const deps = await openServiceDeps("watcher", config, { logger, metrics, signal: startup.signal });
+  const watcher = await startWatcher(config, { ...deps, ...injections });
+  const connection = deps.nats.connection;
+  return {
+    ...watcher,
+    registry: metrics.registry,
+    async stop(options) {
+      startup.abort();
+      await watcher.stop(options);
+      if (!connection.isClosed()) await connection.drain().catch(() => undefined);
+    },
+  };
 }
 
 export async function eventually<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 8_000): Promise<T> {

@@ -64,7 +64,7 @@ describe("stsfleet-watcher process", () => {
       lines.on("line", (line) => {
         try {
           const record = JSON.parse(line) as { msg?: string; probes?: string; metrics?: string };
-          if (record.msg === "watcher running") ({ probes, metrics } = record);
+          if (record.msg === "ops endpoints listening") ({ probes, metrics } = record);
         } catch {
           // not a log line
         }

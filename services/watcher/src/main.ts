@@ -1,15 +1,11 @@
-// stsfleet-watcher: the composition root. Parses the configuration once, starts the watcher, and turns SIGINT/SIGTERM
-// into a graceful shutdown bounded by --shutdown-timeout-ms.
+// Composition root of the watcher process: parse the flags once, then run on the service shell (ADR 0093). The
+// runtime (NATS and Kubernetes clients) is imported after parsing so --help and flag errors answer at once.
 import { ConfigError } from "../../common/src/config.ts";
-import { createLogger } from "../../common/src/logger.ts";
-import { createShutdown } from "../../common/src/shutdown.ts";
-import { startTelemetry } from "../../common/src/telemetry.ts";
 import { parseWatcherConfig } from "./config.ts";
 
-async function main(argv: readonly string[]): Promise<void> {
-  let config;
+function parseOrExit(argv: readonly string[]): ReturnType<typeof parseWatcherConfig> {
   try {
-    config = parseWatcherConfig(argv);
+    return parseWatcherConfig(argv);
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`);
@@ -17,20 +13,9 @@ async function main(argv: readonly string[]): Promise<void> {
     }
     throw error;
   }
-  const logger = createLogger({ service: "watcher", instance: config.name, level: config.logLevel, format: config.logFormat });
-  const telemetry = startTelemetry("watcher", config.name);
-  const shutdown = createShutdown(logger, config.shutdownTimeoutMs);
-  shutdown.installSignalHandlers();
-  process.on("unhandledRejection", (reason) => logger.error({ err: reason }, "unhandled promise rejection"));
-  // Loaded after the flags are parsed, so --help and flag errors answer without loading the NATS and Kubernetes clients.
-  const { startWatcher } = await import("./watcher.ts");
-  const watcher = await startWatcher(config, { logger });
-  shutdown.add("watcher", () => watcher.stop());
-  shutdown.add("flush spans", () => telemetry.shutdown());
-  logger.info({ metrics: watcher.metricsUrl, probes: watcher.probesUrl }, "watcher running");
 }
 
-main(process.argv.slice(2)).catch((error: unknown) => {
-  process.stderr.write(`stsfleet-watcher: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  process.exit(1);
-});
+const config = parseOrExit(process.argv.slice(2));
+const { runServiceMain } = await import("../../common/src/service.ts");
+const { startWatcher } = await import("./watcher.ts");
+runServiceMain({ service: "watcher", config, start: (settings, deps) => startWatcher(settings, deps) });

@@ -32,8 +32,19 @@ export interface WatcherMetrics {
   readonly synced: Gauge;
 }
 
+/** Registers every series of the watcher on `registry`, in one order: list-watch, publishing, mirror and lease. */
 export function createWatcherMetrics(registry: Registry): WatcherMetrics {
   const registers = [registry];
+  return { ...listWatchMetrics(registers), ...publishMetrics(registers), ...mirrorMetrics(registers) };
+}
+
+type ListWatchMetrics = Pick<
+  WatcherMetrics,
+  "watchRestarts" | "relists" | "watchGone" | "watchStalls" | "watchEvents" | "listDuration" | "listItems" | "rejectedObjects"
+>;
+
+/** What the reflectors count: lists, watches and the objects the API server sent that could not be mirrored. */
+function listWatchMetrics(registers: Registry[]): ListWatchMetrics {
   return {
     watchRestarts: new Counter({
       name: "stsfleet_watcher_watch_restarts_total",
@@ -85,6 +96,27 @@ export function createWatcherMetrics(registry: Registry): WatcherMetrics {
       labelNames: ["kind", "reason"],
       registers,
     }),
+  };
+}
+
+type PublishMetrics = Pick<
+  WatcherMetrics,
+  | "publishedObjects"
+  | "publishedTombstones"
+  | "publishErrors"
+  | "publishConflicts"
+  | "quietChanges"
+  | "liveSent"
+  | "liveSkipped"
+  | "liveErrors"
+  | "pendingPublishes"
+  | "tombstonesPurged"
+  | "rereads"
+>;
+
+/** What reaches K8S_OBJS and the live subjects, what is not published, purges and re-read answers. */
+function publishMetrics(registers: Registry[]): PublishMetrics {
+  return {
     publishedObjects: new Counter({
       name: "stsfleet_watcher_published_objects_total",
       help: "Objects stored in K8S_OBJS (PUT), by kind.",
@@ -145,6 +177,12 @@ export function createWatcherMetrics(registry: Registry): WatcherMetrics {
       labelNames: ["outcome"],
       registers,
     }),
+  };
+}
+
+/** The mirror's size and sync, and this watcher's part in the lease. */
+function mirrorMetrics(registers: Registry[]): Pick<WatcherMetrics, "objects" | "leader" | "leaseTransitions" | "synced"> {
+  return {
     objects: new Gauge({
       name: "stsfleet_watcher_objects",
       help: "Objects in the watcher's mirror, by kind.",

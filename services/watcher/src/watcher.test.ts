@@ -17,20 +17,20 @@ import {
   revisionBody,
   settle,
   startSim,
+  startTestWatcher,
   statefulSet,
   summarize,
   useKubeSim,
   watcherConfig,
 } from "#test-support/watcher-harness.ts";
-import type { ObjectMeta, SimHandle } from "#test-support/watcher-harness.ts";
+import type { ObjectMeta, SimHandle, TestWatcher } from "#test-support/watcher-harness.ts";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { useNatsServer } from "../../../test/support/nats.ts";
 import { startNatsServer } from "../../../tools/lib/nats-server.ts";
 import { RESOURCES } from "../../common/src/kube.ts";
 import { INTERNAL_WRITE } from "../../../tools/kube-sim/src/registry/registry.ts";
 import { mustFind } from "../../../tools/kube-sim/src/resources.ts";
-import { startWatcher } from "./watcher.ts";
-import type { Watcher } from "./watcher.ts";
+import type { WatcherConfig } from "./config.ts";
 
 /** Records spans with real ids, so trace propagation is observable without an SDK. */
 class RecordingTracer implements Tracer {
@@ -63,13 +63,13 @@ async function total(counter: Counter<string>, labels: Record<string, string> = 
     .reduce((sum, v) => sum + v.value, 0);
 }
 
-async function readyWatcher(config: Parameters<typeof startWatcher>[0]): Promise<Watcher> {
-  const watcher = await startWatcher(config);
+async function readyWatcher(config: Readonly<WatcherConfig>): Promise<TestWatcher> {
+  const watcher = await startTestWatcher(config);
   await eventually(`${config.name} ready`, () => watcher.isReady());
   return watcher;
 }
 
-async function flushed(watcher: Watcher): Promise<void> {
+async function flushed(watcher: TestWatcher): Promise<void> {
   assert.equal(await watcher.flush(8_000), true, `${watcher.name} did not finish publishing`);
 }
 
@@ -94,7 +94,7 @@ describe("watcher against nats-server 2.9 and kube-sim", () => {
   });
 
   after(async () => {
-    for (const cleanup of cleanups.reverse()) { const t = Date.now(); await cleanup(); console.error('CLEANUP', Date.now() - t); }
+    for (const cleanup of cleanups.reverse()) await cleanup();
   });
 
   async function createSet(namespace: string, name: string, templates: string[] = []): Promise<{ name: string; uid: string }> {
@@ -148,8 +148,7 @@ describe("watcher against nats-server 2.9 and kube-sim", () => {
       const metrics = await watcher.registry.metrics();
       assert.match(metrics, /stsfleet_watcher_leader\{[^}]*\} 1/);
       assert.match(metrics, /stsfleet_watcher_relists_total\{[^}]*kind="pod",reason="initial"[^}]*\} 1/);
-      const readyz = await fetch(`${watcher.probesUrl}/readyz?verbose`);
-      assert.equal(readyz.status, 200, await readyz.text());
+      for (const [name, check] of watcher.readiness) assert.equal(check(), true, `readiness ${name}`);
     } finally {
       await watcher.stop();
     }

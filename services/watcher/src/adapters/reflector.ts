@@ -274,7 +274,6 @@ export class Reflector {
   }
 
   private watchOnce(): Promise<WatchOutcome> {
-    const kind = this.options.kind;
     const resourceVersion = this.resourceVersion ?? "";
     const timeoutSeconds = Math.floor(this.options.watchTimeoutSeconds * (1 + this.random()));
     return new Promise<WatchOutcome>((resolve) => {
@@ -314,27 +313,8 @@ export class Reflector {
         if (settled) return;
         events++;
         feedWatchdog();
-        this.metrics.watchEvents.inc({ kind, type });
-        switch (type) {
-          case "ADDED":
-          case "MODIFIED":
-          case "DELETED":
-            try {
-              this.sink.event(type, object);
-            } catch (error) {
-              this.logger.error({ err: error, type }, "the mirror refused a watch event");
-            }
-            this.resourceVersion = resourceVersionOf(object) ?? this.resourceVersion;
-            return;
-          case "BOOKMARK":
-            this.resourceVersion = resourceVersionOf(object) ?? this.resourceVersion;
-            return;
-          case "ERROR":
-            finish(isGone(object) ? { type: "gone" } : { type: "error", error: new WatchErrorEvent(object) });
-            return;
-          default:
-            this.logger.warn({ type }, "unknown watch event type; ignored");
-        }
+        const ended = this.handleEvent(type, object);
+        if (ended) finish(ended);
       };
       const onDone = (error: unknown) => {
         if (settled) return;
@@ -353,5 +333,30 @@ export class Reflector {
         (error: unknown) => onDone(error),
       );
     });
+  }
+
+  /** Hands one watch event to the sink and keeps its resourceVersion; an ERROR event ends the watch with the outcome. */
+  private handleEvent(type: string, object: unknown): WatchOutcome | undefined {
+    this.metrics.watchEvents.inc({ kind: this.options.kind, type });
+    switch (type) {
+      case "ADDED":
+      case "MODIFIED":
+      case "DELETED":
+        try {
+          this.sink.event(type, object);
+        } catch (error) {
+          this.logger.error({ err: error, type }, "the mirror refused a watch event");
+        }
+        this.resourceVersion = resourceVersionOf(object) ?? this.resourceVersion;
+        return undefined;
+      case "BOOKMARK":
+        this.resourceVersion = resourceVersionOf(object) ?? this.resourceVersion;
+        return undefined;
+      case "ERROR":
+        return isGone(object) ? { type: "gone" } : { type: "error", error: new WatchErrorEvent(object) };
+      default:
+        this.logger.warn({ type }, "unknown watch event type; ignored");
+        return undefined;
+    }
   }
 }

@@ -11,12 +11,10 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import type { Counter } from "prom-client";
 import { DecodeError, HEADERS, STREAMS, codecs, objectSubjects, rereadSubjects, shard } from "#protocol";
 import type { ObjectAddress, ObjectRereadResult } from "#protocol";
-import { createNamespace, eventually, natsClient, podBody, settle, startSim, statefulSet, watcherConfig } from "#test-support/watcher-harness.ts";
-import type { ObjectMeta, SimHandle } from "#test-support/watcher-harness.ts";
+import { createNamespace, eventually, natsClient, podBody, settle, startSim, startTestWatcher, statefulSet, watcherConfig } from "#test-support/watcher-harness.ts";
+import type { ObjectMeta, SimHandle, TestWatcher } from "#test-support/watcher-harness.ts";
 import { startNatsServer } from "../../../../tools/lib/nats-server.ts";
 import { RESOURCES } from "../../../common/src/kube.ts";
-import { startWatcher } from "../watcher.ts";
-import type { Watcher } from "../watcher.ts";
 
 const NS = "reread";
 const SHARD = shard(NS, "web");
@@ -37,7 +35,7 @@ describe("watcher: re-read requests", () => {
   let nc: NatsConnection;
   let js: JetStreamClient;
   let jsm: JetStreamManager;
-  let active: Watcher;
+  let active: TestWatcher;
   const cleanups: (() => Promise<void>)[] = [];
   const natsUrl = { value: "" };
 
@@ -86,7 +84,7 @@ describe("watcher: re-read requests", () => {
     const created = await k.client.create<ObjectMeta>({ ...RESOURCES.statefulsets, namespace: NS }, statefulSet("web"));
     await k.client.create({ ...RESOURCES.pods, namespace: NS }, podBody("web-0", { labels: { app: "web" }, owner: { name: "web", uid: created.metadata.uid } }));
     await settle(k.client, NS);
-    active = await startWatcher(watcherConfig({ name: "w-active", natsUrl: nats.url, kubeconfig: k.kubeconfig, namespace: NS }));
+    active = await startTestWatcher(watcherConfig({ name: "w-active", natsUrl: nats.url, kubeconfig: k.kubeconfig, namespace: NS }));
     cleanups.push(() => active.stop());
     await eventually("the watcher is active and ready", () => active.isLeader() && active.isReady());
     assert.equal(await active.flush(8_000), true);
@@ -143,7 +141,7 @@ describe("watcher: re-read requests", () => {
   });
 
   it("a standby never answers: only the active watcher does", async () => {
-    const standby = await startWatcher(watcherConfig({ name: "w-standby", natsUrl: natsUrl.value, kubeconfig: k.kubeconfig, namespace: NS }));
+    const standby = await startTestWatcher(watcherConfig({ name: "w-standby", natsUrl: natsUrl.value, kubeconfig: k.kubeconfig, namespace: NS }));
     try {
       await eventually("the standby is ready", () => standby.isReady());
       assert.equal(standby.isLeader(), false);

@@ -10,77 +10,43 @@
 // A message this watcher did not write (no K8s-UID header, or a payload that does not decode to what its headers
 // say) is held as foreign: it is replaced by the mirror's PUT or tombstone, or purged when the mirror knows no
 // object there (a tombstone needs the identity of what it removes; ADR 0088).
+// The vocabulary and its pure rules are subject-messages.ts; the held view is held-messages.ts, the PUTs owners saw
+// only live are live-announcements.ts.
 import { objectSubjects } from "#protocol";
 import type { Shard } from "#protocol";
+import { HeldMessages } from "./held-messages.ts";
+import { LiveAnnouncements } from "./live-announcements.ts";
 import { objectKey, parseObjectKey } from "./objects.ts";
 import type { ObjectKey } from "./objects.ts";
+import { holdsQuietVersion, isForeign, msgIdOf, sameContent } from "./subject-messages.ts";
+import type {
+  AckResult,
+  ChangedWant,
+  Held,
+  HeldEntry,
+  KeptTarget,
+  PublishAck,
+  PublishCommand,
+  Target,
+  VerifyOutcome,
+  Want,
+} from "./subject-messages.ts";
 
-export type Op = "PUT" | "DEL";
+// The vocabulary, where the state, the stream index, the re-read server and the tests import it from.
+export { isForeign, msgIdOf, sameContent } from "./subject-messages.ts";
+export type {
+  AckResult,
+  ChangedWant,
+  Held,
+  HeldEntry,
+  MessageContent,
+  Op,
+  PublishAck,
+  PublishCommand,
+  Target,
+  VerifyOutcome,
+} from "./subject-messages.ts";
 
-/** The last message of a subject. `seq` is the stream sequence, `atMs` its wall-clock time. */
-export interface Held {
-  readonly uid: string;
-  readonly rv: string;
-  readonly op: Op;
-  readonly seq: number;
-  readonly atMs: number;
-}
-
-export interface HeldEntry extends Held {
-  readonly subject: string;
-}
-
-/** Where an object should be published, or the identity to put in its tombstones. */
-export type Target =
-  | {
-      readonly exists: true;
-      readonly uid: string;
-      readonly rv: string;
-      readonly shards: ReadonlySet<Shard>;
-    }
-  | { readonly exists: false; readonly uid: string; readonly rv: string };
-
-/**
- * A target as the ledger keeps it. `quietRv`: an older version of the same object whose message is as good as this
- * one, since every change after it was quiet (relevance.ts); a subject that holds it owes no publish (ADR 0090).
- */
-type KeptTarget = Target & { readonly quietRv?: string | undefined };
-
-interface Want {
-  readonly key: ObjectKey;
-  readonly shard: Shard;
-  readonly op: Op;
-  readonly uid: string;
-  readonly rv: string;
-}
-
-/** A subject's new want, to announce at once on the live subject (takeChanged). */
-export interface ChangedWant extends Want {
-  readonly subject: string;
-  /**
-   * A tombstone for the live subject only: owners saw a live copy of the object there that the stream never held
-   * (it was created and deleted, or moved, while the stream took no publishes), so no stream tombstone is owed.
-   */
-  readonly liveOnly?: true;
-}
-
-export interface PublishCommand extends Want {
-  readonly subject: string;
-  /** The subject's last sequence as this watcher knows it (0: empty). */
-  readonly expectedSeq: number;
-  /** `Nats-Msg-Id`: `<uid>@<rv>/<shard>` for a PUT, `.../del` for a tombstone, `/r<n>` when re-published. */
-  readonly msgId: string;
-  /** Activation epoch; results from an earlier activation are ignored. */
-  readonly epoch: number;
-}
-
-export interface PublishAck {
-  readonly seq: number;
-  readonly duplicate: boolean;
-  readonly atMs: number;
-}
-
-export type AckResult = "stored" | "republish" | "stale";
 
 export interface LedgerOptions {
   /** Held entries outside the scope (e.g. other namespaces when the watcher is restricted) are never touched. */
@@ -94,58 +60,8 @@ export interface ActivationReport {
   readonly ignored: number;
 }
 
-/** What a message of a subject says: the same operation on the same version of the same object. */
-export interface MessageContent {
-  readonly op: Op;
-  readonly uid: string;
-  readonly rv: string;
-}
-
-/**
- * A held message that carries no object identity: written by another client (garbage, a foreign publish), never by a
- * watcher, whose every message names the uid of its object.
- */
-export function isForeign(held: MessageContent): boolean {
-  return held.uid === "";
-}
-
-/** What a subject holds after an owner asked for it to be verified (Ledger.verified). */
-export type VerifyOutcome =
-  /** A publish is owed (or in flight) on the subject: the mirror's PUT or tombstone follows. */
-  | "republishing"
-  /** The subject holds a message of this watcher that agrees with the mirror. */
-  | "valid"
-  /** A foreign message and no object to publish in its place: purge the subject up to its sequence. */
-  | "purge"
-  /** The subject holds nothing and owes nothing. */
-  | "absent";
-
-export function sameContent(a: MessageContent | undefined, b: MessageContent): boolean {
-  return a !== undefined && a.op === b.op && a.uid === b.uid && a.rv === b.rv;
-}
-
-/** The subject holds an older version of the wanted object that differs from it only in quiet changes. */
-function holdsQuietVersion(held: Held | undefined, want: Want, target: KeptTarget | undefined): boolean {
-  return (
-    held !== undefined &&
-    want.op === "PUT" &&
-    held.op === "PUT" &&
-    !isForeign(held) &&
-    held.uid === want.uid &&
-    target?.exists === true &&
-    target.quietRv !== undefined &&
-    held.rv === target.quietRv
-  );
-}
-
-export function msgIdOf(want: Want, republish: number | undefined): string {
-  const base = `${want.uid}@${want.rv}/${want.shard}${want.op === "DEL" ? "/del" : ""}`;
-  return republish === undefined ? base : `${base}/r${republish}`;
-}
-
 export class Ledger {
-  private readonly held = new Map<string, Held>();
-  private readonly heldShards = new Map<ObjectKey, Set<Shard>>();
+  private readonly held = new HeldMessages();
   private readonly targets = new Map<ObjectKey, KeptTarget>();
   private readonly dirty = new Map<string, Want>();
   /** Dirty subjects not in flight, in the order they became ready. */
@@ -154,12 +70,8 @@ export class Ledger {
   private readonly republish = new Map<string, number>();
   /** Dirty subjects whose want changed since the last takeChanged(). */
   private readonly changed = new Set<string>();
-  /**
-   * Per object and shard, the PUT last announced live that the stream does not hold yet: if the object goes away
-   * first, owners still need a tombstone, on the live subject alone (ADR 0084).
-   */
-  private readonly announcedPuts = new Map<ObjectKey, Map<Shard, { readonly uid: string; readonly rv: string }>>();
-  private readonly liveOnlyTombstones = new Map<string, Want>();
+  /** The PUTs announced live that the stream does not hold yet (ADR 0084). */
+  private readonly announced = new LiveAnnouncements();
   private readonly inScope: (namespace: string) => boolean;
   private republishCounter: number;
   private active = false;
@@ -220,8 +132,8 @@ export class Ledger {
     const target = this.targets.get(key);
     if (target?.exists && target.quietRv !== undefined) this.targets.set(key, { ...target, quietRv: undefined });
     const known = this.held.get(subject);
-    if (actual !== undefined && (known === undefined || actual.seq >= known.seq)) this.setHeld(key, address.shard, subject, actual);
-    else if (actual === undefined && known !== undefined) this.deleteHeld(key, address.shard, subject);
+    if (actual !== undefined && (known === undefined || actual.seq >= known.seq)) this.held.set(key, address.shard, subject, actual);
+    else if (actual === undefined && known !== undefined) this.held.delete(key, address.shard, subject);
     this.reconcile(key);
     if (this.dirty.has(subject)) return "republishing";
     const held = this.held.get(subject);
@@ -270,7 +182,7 @@ export class Ledger {
         continue;
       }
       const { subject: _subject, ...held } = entry;
-      this.setHeld(objectKey(address.kind, address.namespace, address.name), address.shard, entry.subject, held);
+      this.held.set(objectKey(address.kind, address.namespace, address.name), address.shard, entry.subject, held);
     }
     this.active = true;
     this.reconcileAll();
@@ -294,28 +206,12 @@ export class Ledger {
       const want = this.dirty.get(subject);
       if (!want) continue;
       out.push({ ...want, subject });
-      if (want.op === "PUT") this.setAnnounced(want.key, want.shard, { uid: want.uid, rv: want.rv });
-      else this.clearAnnounced(want.key, want.shard);
+      if (want.op === "PUT") this.announced.set(want.key, want.shard, { uid: want.uid, rv: want.rv });
+      else this.announced.clear(want.key, want.shard);
     }
     this.changed.clear();
-    for (const [subject, want] of this.liveOnlyTombstones) out.push({ ...want, subject, liveOnly: true });
-    this.liveOnlyTombstones.clear();
+    for (const [subject, want] of this.announced.takeLiveOnlyTombstones()) out.push({ ...want, subject, liveOnly: true });
     return out;
-  }
-
-  private setAnnounced(key: ObjectKey, shard: Shard, identity: { uid: string; rv: string }): void {
-    let shards = this.announcedPuts.get(key);
-    if (!shards) {
-      shards = new Map();
-      this.announcedPuts.set(key, shards);
-    }
-    shards.set(shard, identity);
-  }
-
-  private clearAnnounced(key: ObjectKey, shard: Shard): void {
-    const shards = this.announcedPuts.get(key);
-    shards?.delete(shard);
-    if (shards?.size === 0) this.announcedPuts.delete(key);
   }
 
   /** The next publish to make, or undefined when nothing is ready. Marks its subject in flight. */
@@ -352,7 +248,7 @@ export class Ledger {
       return "republish";
     }
     this.republish.delete(command.subject);
-    this.setHeld(command.key, command.shard, command.subject, {
+    this.held.set(command.key, command.shard, command.subject, {
       uid: command.uid,
       rv: command.rv,
       op: command.op,
@@ -367,8 +263,8 @@ export class Ledger {
   conflicted(command: PublishCommand, actual: Held | undefined): void {
     if (command.epoch !== this.epoch) return;
     this.inflight.delete(command.subject);
-    if (actual) this.setHeld(command.key, command.shard, command.subject, actual);
-    else this.deleteHeld(command.key, command.shard, command.subject);
+    if (actual) this.held.set(command.key, command.shard, command.subject, actual);
+    else this.held.delete(command.key, command.shard, command.subject);
     this.reconcile(command.key);
   }
 
@@ -386,7 +282,7 @@ export class Ledger {
   purgeCandidates(nowMs: number, ttlMs: number, limit = Number.POSITIVE_INFINITY): { subject: string; seq: number }[] {
     const out: { subject: string; seq: number }[] = [];
     if (!this.active) return out;
-    for (const [subject, held] of this.held) {
+    for (const [subject, held] of this.held.entries()) {
       if (out.length >= limit) break;
       const expired = held.op === "DEL" && nowMs - held.atMs >= ttlMs;
       if (!expired && !isForeign(held)) continue;
@@ -402,7 +298,7 @@ export class Ledger {
     if (!held || held.seq !== seq) return;
     const address = objectSubjects.parse(subject);
     const key = objectKey(address.kind, address.namespace, address.name);
-    this.deleteHeld(key, address.shard, subject);
+    this.held.delete(key, address.shard, subject);
     this.reconcile(key);
   }
 
@@ -414,28 +310,12 @@ export class Ledger {
 
   private clearPublishState(): void {
     this.held.clear();
-    this.heldShards.clear();
     this.dirty.clear();
     this.queue.clear();
     this.inflight.clear();
     this.republish.clear();
     this.changed.clear();
-    this.announcedPuts.clear();
-    this.liveOnlyTombstones.clear();
-  }
-
-  private setHeld(key: ObjectKey, shard: Shard, subject: string, held: Held): void {
-    this.held.set(subject, held);
-    const shards = this.heldShards.get(key) ?? new Set<Shard>();
-    shards.add(shard);
-    this.heldShards.set(key, shards);
-  }
-
-  private deleteHeld(key: ObjectKey, shard: Shard, subject: string): void {
-    this.held.delete(subject);
-    const shards = this.heldShards.get(key);
-    shards?.delete(shard);
-    if (shards?.size === 0) this.heldShards.delete(key);
+    this.announced.clearAll();
   }
 
   private subjectOf(key: ObjectKey, shard: Shard): string {
@@ -446,13 +326,13 @@ export class Ledger {
   private shardsOf(key: ObjectKey): Set<Shard> {
     const target = this.targets.get(key);
     const shards = new Set<Shard>(target?.exists ? target.shards : []);
-    for (const shard of this.heldShards.get(key) ?? []) shards.add(shard);
-    for (const shard of this.announcedPuts.get(key)?.keys() ?? []) shards.add(shard);
+    for (const shard of this.held.shardsOf(key)) shards.add(shard);
+    for (const shard of this.announced.shardsOf(key)) shards.add(shard);
     return shards;
   }
 
   private reconcileAll(): void {
-    const keys = new Set<ObjectKey>([...this.targets.keys(), ...this.heldShards.keys()]);
+    const keys = new Set<ObjectKey>([...this.targets.keys(), ...this.held.keys()]);
     for (const key of keys) this.reconcile(key);
   }
 
@@ -474,11 +354,11 @@ export class Ledger {
           this.dirty.delete(subject);
           this.queue.delete(subject);
           this.changed.delete(subject);
-          const announced = this.announcedPuts.get(key)?.get(shard);
+          const announced = this.announced.get(key, shard);
           if (announced !== undefined) {
             // Held by the stream now (its own tombstone follows if needed), or gone before the stream held it.
-            if (want === undefined) this.liveOnlyTombstones.set(subject, { key, shard, op: "DEL", uid: announced.uid, rv: announced.rv });
-            this.clearAnnounced(key, shard);
+            if (want === undefined) this.announced.oweLiveOnlyTombstone(subject, { key, shard, op: "DEL", uid: announced.uid, rv: announced.rv });
+            this.announced.clear(key, shard);
           }
         } else {
           if (!sameContent(this.dirty.get(subject), want)) this.changed.add(subject);
@@ -492,7 +372,7 @@ export class Ledger {
   }
 
   private owesTombstones(key: ObjectKey): boolean {
-    for (const shard of this.heldShards.get(key) ?? []) {
+    for (const shard of this.held.shardsOf(key)) {
       if (this.held.get(this.subjectOf(key, shard))?.op === "PUT") return true;
     }
     for (const inflightKey of this.inflight.values()) if (inflightKey === key) return true;
