@@ -5,10 +5,12 @@ import { isDeepStrictEqual } from "node:util";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { headers as natsHeaders } from "@nats-io/transport-node";
 import { trace } from "@opentelemetry/api";
-import { HEADERS, OwnerReferenceSchema, assertNever, codecs, eventSubjects, pvcCommandSubjects } from "#protocol";
-import type { EventRecord, KubeObject, ObjectKind, PvcUpdateOwnerRefs, SetAddress, SetRef } from "#protocol";
+import { HEADERS, OwnerReferenceSchema, assertNever, codecs, pvcCommandSubjects } from "#protocol";
+import type { KubeObject, ObjectKind, PvcUpdateOwnerRefs, SetAddress, SetRef } from "#protocol";
 import { FENCING_EPOCH_HEADER, KubeApiError, RESOURCES, fencingEpoch } from "../../../common/src/kube.ts";
 import type { KubeClient } from "../../../common/src/kube.ts";
+import { NatsEventRecorder, statefulSetRegarding } from "../../../common/src/events.ts";
+import type { EventRecorder } from "../../../common/src/events.ts";
 import type { Logger } from "../../../common/src/logger.ts";
 import { withProducerSpan } from "../../../common/src/messaging-trace.ts";
 import type { StreamPublish } from "../../../common/src/stream-publish.ts";
@@ -154,10 +156,12 @@ function staleCopyOf(action: Exclude<PlanAction, CreateClaimAction>, error: unkn
 export class Executor {
   private readonly deps: ExecutorDeps;
   private readonly now: () => number;
+  private readonly events: EventRecorder;
 
   constructor(deps: ExecutorDeps) {
     this.deps = deps;
     this.now = deps.now ?? Date.now;
+    this.events = new NatsEventRecorder({ nats: deps.nats, tracer, logger: deps.logger, nowMs: this.now });
   }
 
   async executeStep(step: PlanStep, ctx: TurnContext): Promise<StepResult> {
@@ -178,33 +182,19 @@ export class Executor {
 
   /** Publishes an Event about the StatefulSet to the status-writer (fire and forget, like upstream's recorder). */
   recordEvent(event: EventSpec, ctx: TurnContext): void {
-    const record: EventRecord = {
-      type: "event.record",
-      shard: ctx.address.shard,
+    this.events.record({
+      set: ctx.address,
       epoch: ctx.epoch,
       regarding: {
-        apiVersion: "apps/v1",
-        kind: "StatefulSet",
-        namespace: ctx.set.namespace,
-        name: ctx.set.name,
-        uid: ctx.set.uid,
+        ...statefulSetRegarding(ctx.set),
         resourceVersion: this.deps.lookup("StatefulSet", ctx.set.namespace, ctx.set.name)?.resourceVersion,
       },
       eventType: event.type,
       reason: event.reason,
-      note: event.message.slice(0, 1024),
-      action: event.action.slice(0, 128) || "Reconcile",
-      occurredAtMs: this.now(),
-    };
-    const headers = natsHeaders();
-    const subject = eventSubjects.build(ctx.address);
-    const bytes = codecs.eventRecord.encode(record);
-    try {
-      const target = { template: eventSubjects.template, subject, shard: ctx.address.shard, bodySize: bytes.length };
-      withProducerSpan(tracer, target, headers, () => this.deps.nats.publish(subject, bytes, { headers }));
-    } catch (error) {
-      this.deps.logger.warn({ err: error }, "could not publish event");
-    }
+      note: event.message,
+      // The record needs an action; the recorder cuts it to its 128 characters.
+      action: event.action || "Reconcile",
+    });
   }
 
   private recordOutcomeEvents(events: ActionEvents, outcome: ActionOutcome, ctx: TurnContext): void {
