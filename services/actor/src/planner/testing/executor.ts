@@ -5,6 +5,8 @@
 import { assertNever } from "#protocol";
 import type {
   ActionEvents,
+  AdoptPodAction,
+  AdoptRevisionAction,
   ControllerRevision,
   EventSpec,
   OwnerReference,
@@ -13,6 +15,7 @@ import type {
   PlanResult,
   PlanStep,
   Pod,
+  ReleasePodAction,
   StatefulSet,
 } from "../types.ts";
 import { ApiError } from "./cluster.ts";
@@ -69,6 +72,23 @@ function addControllerRef(refs: OwnerReference[] | null | undefined, owner: Owne
   return [...list, owner];
 }
 
+/** Adds the set as controller (adopt) or removes it (release); a pod or revision gone meanwhile is no failure. */
+function patchOwners(cluster: FakeCluster, ns: string, action: AdoptRevisionAction | AdoptPodAction | ReleasePodAction): void {
+  const kind = action.type === "adoptPod" || action.type === "releasePod" ? "Pod" : "ControllerRevision";
+  try {
+    cluster.patch<Pod>(kind, ns, action.name, (o) => {
+      const meta = (o.metadata ??= {});
+      meta.ownerReferences =
+        action.type === "releasePod"
+          ? (meta.ownerReferences ?? []).filter((r) => r.uid !== action.ownerUid)
+          : addControllerRef(meta.ownerReferences, action.ownerReference);
+    }, { uid: action.uid });
+  } catch (error) {
+    const apiError = apiErrorOf(error);
+    if (apiError.kind !== "NotFound") throw apiError;
+  }
+}
+
 /** Performs one action; throws ApiError on failure (after which the caller records failure events). */
 function perform(cluster: FakeCluster, set: { namespace: string; name: string }, action: PlanAction, hooks: ExecuteHooks): void {
   const ns = set.namespace;
@@ -101,31 +121,10 @@ function perform(cluster: FakeCluster, set: { namespace: string; name: string },
       return;
     }
     case "adoptRevision":
-    case "adoptPod": {
-      const kind = action.type === "adoptPod" ? "Pod" : "ControllerRevision";
-      const owner = action.ownerReference;
-      try {
-        cluster.patch<Pod>(kind, ns, action.name, (o) => {
-          (o.metadata ??= {}).ownerReferences = addControllerRef(o.metadata.ownerReferences, owner);
-        }, { uid: action.uid });
-      } catch (error) {
-        const apiError = apiErrorOf(error);
-        if (apiError.kind !== "NotFound") throw apiError;
-      }
+    case "adoptPod":
+    case "releasePod":
+      patchOwners(cluster, ns, action);
       return;
-    }
-    case "releasePod": {
-      const setUid = action.ownerUid;
-      try {
-        cluster.patch<Pod>("Pod", ns, action.name, (o) => {
-          (o.metadata ??= {}).ownerReferences = (o.metadata.ownerReferences ?? []).filter((r) => r.uid !== setUid);
-        }, { uid: action.uid });
-      } catch (error) {
-        const apiError = apiErrorOf(error);
-        if (apiError.kind !== "NotFound") throw apiError;
-      }
-      return;
-    }
     case "createClaim":
       cluster.create<PersistentVolumeClaim>("PersistentVolumeClaim", action.object);
       return;
