@@ -5,6 +5,7 @@ import type { JetStreamManager, StreamConfig, StreamInfo } from "@nats-io/jetstr
 import { connect } from "@nats-io/transport-node";
 import type { NatsConnection, Status } from "@nats-io/transport-node";
 import { assertNever } from "#protocol";
+import { isStreamNotFound } from "./errors/nats.ts";
 import type { CommonConfig } from "./config.ts";
 import type { Logger } from "./logger.ts";
 import type { CommonMetrics } from "./metrics.ts";
@@ -167,7 +168,7 @@ export async function ensureStream(jsm: JetStreamManager, desired: DesiredStream
     );
     info = differs ? await jsm.streams.update(desired.name, desired) : existing;
   } catch (error) {
-    if (!(error instanceof Error) || !/stream not found/i.test(error.message)) throw error;
+    if (!isStreamNotFound(error)) throw error;
     info = await jsm.streams.add(desired);
   }
   const readBack = (await jsm.streams.info(desired.name)).config as unknown as Record<string, unknown>;

@@ -7,9 +7,13 @@
 // The wire is JetStream's own: the message goes to the stream's subject with `Nats-Msg-Id` and
 // `Nats-Expected-Last-Subject-Sequence` headers; the server answers `{"stream","seq","duplicate"}` or
 // `{"error":{"code","err_code","description"}}`, or a 503 status when no stream takes the subject.
-import { JetStreamApiCodes, JetStreamApiError } from "@nats-io/jetstream";
 import { createInbox, headers as natsHeaders } from "@nats-io/transport-node";
 import type { Msg, MsgHdrs, NatsConnection, Subscription } from "@nats-io/transport-node";
+import { StreamPublishError } from "./errors/nats.ts";
+
+// Importers of the publisher find its errors here too; errors/nats.ts is where they are defined.
+export { STREAM_PUBLISH_FAILURES, StreamPublishError, isWrongLastSequence } from "./errors/nats.ts";
+export type { StreamPublishFailure } from "./errors/nats.ts";
 
 export interface StreamAck {
   readonly stream: string;
@@ -25,29 +29,6 @@ export interface StreamPublishOptions {
   readonly headers?: MsgHdrs | undefined;
 }
 
-export const STREAM_PUBLISH_FAILURES = ["timeout", "no-responders", "api", "closed"] as const;
-export type StreamPublishFailure = (typeof STREAM_PUBLISH_FAILURES)[number];
-
-/** Why a publish got no ack. `apiCode` is JetStream's err_code for `api` failures. */
-export class StreamPublishError extends Error {
-  override readonly name = "StreamPublishError";
-  readonly failure: StreamPublishFailure;
-  readonly subject: string;
-  readonly apiCode: number | undefined;
-
-  constructor(failure: StreamPublishFailure, subject: string, detail: string, apiCode?: number) {
-    super(`publish to ${subject}: ${failure}: ${detail}`);
-    this.failure = failure;
-    this.subject = subject;
-    this.apiCode = apiCode;
-  }
-
-  /** The compare-and-set on the subject's last sequence failed (JetStream's two codes for it). */
-  get isWrongLastSequence(): boolean {
-    return this.failure === "api" && (this.apiCode === JetStreamApiCodes.StreamWrongLastSequence || this.apiCode === JetStreamApiCodes.StreamWrongLastSequenceUnknown);
-  }
-}
-
 interface Pending {
   readonly subject: string;
   readonly deadlineMs: number;
@@ -60,12 +41,6 @@ interface AckBody {
   seq?: unknown;
   duplicate?: unknown;
   error?: { code?: unknown; err_code?: unknown; description?: unknown };
-}
-
-/** A compare-and-set on a subject's last sequence failed: a StreamPublisher publish, or a nats.js KV/JetStream call. */
-export function isWrongLastSequence(error: unknown): boolean {
-  if (error instanceof StreamPublishError) return error.isWrongLastSequence;
-  return error instanceof JetStreamApiError && (error.code === JetStreamApiCodes.StreamWrongLastSequence || error.code === JetStreamApiCodes.StreamWrongLastSequenceUnknown);
 }
 
 /** Where stream publishes go: a JetStream publish answered by its ack (StreamPublisher satisfies it). */

@@ -12,7 +12,7 @@ import type { IntentLogLayout } from "#protocol";
 import type { Logger } from "./logger.ts";
 import { NatsFeatureError, ensureStream } from "./nats.ts";
 import type { DesiredStream } from "./nats.ts";
-import { isWrongLastSequence } from "./stream-publish.ts";
+import { isWrongLastSequence } from "./errors/nats.ts";
 
 export interface TopologyOptions {
   /** Stream and bucket replicas: 1 for a single server, 3 for a production cluster. */

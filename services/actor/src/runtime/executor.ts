@@ -5,24 +5,35 @@ import { isDeepStrictEqual } from "node:util";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { headers as natsHeaders } from "@nats-io/transport-node";
 import { trace } from "@opentelemetry/api";
-import { HEADERS, OwnerReferenceSchema, assertNever, codecs, eventSubjects, pvcCommandSubjects } from "#protocol";
-import type { EventRecord, KubeObject, ObjectKind, PvcUpdateOwnerRefs, SetAddress, SetRef } from "#protocol";
+import { HEADERS, OwnerReferenceSchema, assertNever, codecs, pvcCommandSubjects } from "#protocol";
+import type { KubeObject, ObjectKind, PvcUpdateOwnerRefs, SetAddress, SetRef } from "#protocol";
 import { FENCING_EPOCH_HEADER, KubeApiError, RESOURCES, fencingEpoch } from "../../../common/src/kube.ts";
 import type { KubeClient } from "../../../common/src/kube.ts";
+import { NatsEventRecorder, statefulSetRegarding } from "../../../common/src/events.ts";
+import type { EventRecorder } from "../../../common/src/events.ts";
 import type { Logger } from "../../../common/src/logger.ts";
 import { withProducerSpan } from "../../../common/src/messaging-trace.ts";
 import type { StreamPublish } from "../../../common/src/stream-publish.ts";
 import type { Expectation, Lookup } from "../domain/expectations.ts";
+import { AdoptionRefusedError, ClaimsNotReadyError, errorKind, errorText, staleCopyOf } from "./action-errors.ts";
 import type {
   ActionEvents,
-  ApiErrorKind,
+  AdoptPodAction,
+  AdoptRevisionAction,
   ControllerRevision,
   CreateClaimAction,
+  CreatePodAction,
+  CreateRevisionAction,
+  DeletePodAction,
   EventSpec,
   OwnerReference,
   PlanAction,
   PlanStep,
+  ReleasePodAction,
   StatefulSet,
+  UpdateClaimOwnerRefsAction,
+  UpdatePodAction,
+  VerifySetForAdoptionAction,
 } from "../planner/index.ts";
 
 export interface TurnContext {
@@ -66,44 +77,18 @@ export interface StepResult {
   readonly collisions: ControllerRevision[];
 }
 
+export { AdoptionRefusedError, ClaimsNotReadyError, errorKind } from "./action-errors.ts";
+
 const tracer = trace.getTracer("stsfleet-actor");
+
+/** What every write of a turn carries: the turn's fencing (signal, mayWrite) and the owner's epoch header. */
+type WriteOptions = { readonly signal: AbortSignal; readonly mayWrite: () => boolean; readonly headers: Readonly<Record<string, string>> };
 
 interface ActionOutcome {
   ok: boolean;
   error?: unknown;
   expectations: Expectation[];
   collision?: ControllerRevision;
-}
-
-export class ClaimsNotReadyError extends Error {
-  override readonly name = "ClaimsNotReadyError";
-  readonly claims: readonly string[];
-
-  constructor(claims: readonly string[], timeoutMs: number) {
-    super(`claims ${claims.join(", ")} were not visible as requested in the cache within ${timeoutMs} ms`);
-    this.claims = claims;
-  }
-}
-
-export class AdoptionRefusedError extends Error {
-  override readonly name = "AdoptionRefusedError";
-  constructor(message: string) {
-    super(message);
-  }
-}
-
-export function errorKind(error: unknown): ApiErrorKind {
-  if (!(error instanceof KubeApiError)) return "Other";
-  if (error.isAlreadyExists) return "AlreadyExists";
-  if (error.isNotFound) return "NotFound";
-  if (error.status === 409) return "Conflict";
-  if (error.status === 422) return "Invalid";
-  return "Other";
-}
-
-function errorText(error: unknown): string {
-  if (error instanceof KubeApiError) return error.body?.message ?? error.message;
-  return error instanceof Error ? error.message : String(error);
 }
 
 type CommandOwnerReference = PvcUpdateOwnerRefs["ownerReferences"][number];
@@ -125,39 +110,15 @@ function commandRefs(value: unknown): CommandOwnerReference[] | undefined {
   return parsed.success ? parsed.data : undefined;
 }
 
-/** The object whose cached copy `error` shows to be stale, for an action written from a copy. */
-function staleCopyOf(action: Exclude<PlanAction, CreateClaimAction>, error: unknown): { kind: ObjectKind; name: string } | undefined {
-  const conflict = errorKind(error) === "Conflict";
-  switch (action.type) {
-    case "deletePod":
-    case "updatePod":
-    case "adoptPod":
-    case "releasePod":
-      return conflict ? { kind: "Pod", name: action.name } : undefined;
-    case "updateClaimOwnerRefs":
-      // The provisioner leaves a claim it finds stale as it is: the wait for the change times out.
-      return conflict || error instanceof ClaimsNotReadyError ? { kind: "PersistentVolumeClaim", name: action.name } : undefined;
-    case "updateRevision":
-    case "adoptRevision":
-    case "deleteRevision":
-      return conflict ? { kind: "ControllerRevision", name: action.name } : undefined;
-    case "createRevision":
-    case "verifySetForAdoption":
-    case "createPod":
-    case "recordEvent":
-      return undefined;
-    default:
-      return assertNever(action, "plan action");
-  }
-}
-
 export class Executor {
   private readonly deps: ExecutorDeps;
   private readonly now: () => number;
+  private readonly events: EventRecorder;
 
   constructor(deps: ExecutorDeps) {
     this.deps = deps;
     this.now = deps.now ?? Date.now;
+    this.events = new NatsEventRecorder({ nats: deps.nats, tracer, logger: deps.logger, nowMs: this.now });
   }
 
   async executeStep(step: PlanStep, ctx: TurnContext): Promise<StepResult> {
@@ -178,33 +139,19 @@ export class Executor {
 
   /** Publishes an Event about the StatefulSet to the status-writer (fire and forget, like upstream's recorder). */
   recordEvent(event: EventSpec, ctx: TurnContext): void {
-    const record: EventRecord = {
-      type: "event.record",
-      shard: ctx.address.shard,
+    this.events.record({
+      set: ctx.address,
       epoch: ctx.epoch,
       regarding: {
-        apiVersion: "apps/v1",
-        kind: "StatefulSet",
-        namespace: ctx.set.namespace,
-        name: ctx.set.name,
-        uid: ctx.set.uid,
+        ...statefulSetRegarding(ctx.set),
         resourceVersion: this.deps.lookup("StatefulSet", ctx.set.namespace, ctx.set.name)?.resourceVersion,
       },
       eventType: event.type,
       reason: event.reason,
-      note: event.message.slice(0, 1024),
-      action: event.action.slice(0, 128) || "Reconcile",
-      occurredAtMs: this.now(),
-    };
-    const headers = natsHeaders();
-    const subject = eventSubjects.build(ctx.address);
-    const bytes = codecs.eventRecord.encode(record);
-    try {
-      const target = { template: eventSubjects.template, subject, shard: ctx.address.shard, bodySize: bytes.length };
-      withProducerSpan(tracer, target, headers, () => this.deps.nats.publish(subject, bytes, { headers }));
-    } catch (error) {
-      this.deps.logger.warn({ err: error }, "could not publish event");
-    }
+      note: event.message,
+      // The record needs an action; the recorder cuts it to its 128 characters.
+      action: event.action || "Reconcile",
+    });
   }
 
   private recordOutcomeEvents(events: ActionEvents, outcome: ActionOutcome, ctx: TurnContext): void {
@@ -233,36 +180,18 @@ export class Executor {
   }
 
   private async perform(action: Exclude<PlanAction, CreateClaimAction>, ctx: TurnContext): Promise<ActionOutcome> {
-    const { kube } = this.deps;
     const ns = ctx.set.namespace;
     // The epoch goes on every request so the audit log shows which owner wrote what (single-writer checks).
-    const options = {
+    const options: WriteOptions = {
       signal: ctx.signal,
       mayWrite: ctx.mayWrite,
       headers: { [FENCING_EPOCH_HEADER]: fencingEpoch(ctx.address.shard, ctx.epoch, this.deps.member) },
     };
     switch (action.type) {
-      case "createRevision": {
-        try {
-          await kube.request({
-            method: "POST",
-            path: `/apis/apps/v1/namespaces/${encodeURIComponent(ns)}/controllerrevisions`,
-            rawBody: action.bodyJson,
-            verb: "create",
-            resource: "controllerrevisions",
-            ...options,
-          });
-        } catch (error) {
-          if (!(error instanceof KubeApiError) || !error.isAlreadyExists) throw error;
-          const existing = await kube.get<ControllerRevision>({ ...RESOURCES.controllerrevisions, namespace: ns, name: action.name }, options);
-          if (!isDeepStrictEqual(existing.data, JSON.parse(action.raw))) {
-            return { ok: false, error, expectations: [], collision: existing };
-          }
-        }
-        return { ok: true, expectations: [{ type: "exists", kind: "ControllerRevision", namespace: ns, name: action.name }] };
-      }
+      case "createRevision":
+        return this.createRevision(action, ns, options);
       case "updateRevision":
-        await kube.patch({ ...RESOURCES.controllerrevisions, namespace: ns, name: action.name }, action.patch, "merge", options);
+        await this.deps.kube.patch({ ...RESOURCES.controllerrevisions, namespace: ns, name: action.name }, action.patch, "merge", options);
         return {
           ok: true,
           expectations: [
@@ -271,67 +200,110 @@ export class Executor {
         };
       case "deleteRevision":
         try {
-          await kube.delete({ ...RESOURCES.controllerrevisions, namespace: ns, name: action.name }, { preconditions: action.preconditions, ...options });
+          await this.deps.kube.delete({ ...RESOURCES.controllerrevisions, namespace: ns, name: action.name }, { preconditions: action.preconditions, ...options });
         } catch (error) {
           if (!(error instanceof KubeApiError) || !error.isNotFound) throw error;
         }
         return { ok: true, expectations: [{ type: "gone", kind: "ControllerRevision", namespace: ns, name: action.name, uid: action.preconditions.uid }] };
-      case "verifySetForAdoption": {
-        // Upstream canAdoptFunc: an uncached read decides, not the cache.
-        const fresh = await kube.get<StatefulSet>({ ...RESOURCES.statefulsets, namespace: ns, name: action.name }, options);
-        if (fresh.metadata?.uid !== action.uid) {
-          throw new AdoptionRefusedError(`original StatefulSet ${ns}/${action.name} is gone: got uid ${fresh.metadata?.uid ?? "none"}, wanted ${action.uid}`);
-        }
-        if (fresh.metadata.deletionTimestamp) {
-          throw new AdoptionRefusedError(`StatefulSet ${ns}/${action.name} has just been deleted at ${fresh.metadata.deletionTimestamp}`);
-        }
-        return { ok: true, expectations: [] };
-      }
+      case "verifySetForAdoption":
+        return this.verifySetForAdoption(action, ns, options);
       case "adoptRevision":
       case "adoptPod":
-      case "releasePod": {
-        const kind = action.type === "adoptRevision" ? "ControllerRevision" : "Pod";
-        const ref = action.type === "adoptRevision" ? RESOURCES.controllerrevisions : RESOURCES.pods;
-        const before = this.deps.lookup(kind, ns, action.name)?.resourceVersion;
-        try {
-          await kube.patch({ ...ref, namespace: ns, name: action.name }, action.patch, "strategic", options);
-        } catch (error) {
-          if (action.type !== "adoptRevision" && error instanceof KubeApiError && error.isNotFound) return { ok: true, expectations: [] };
-          throw error;
-        }
-        return {
-          ok: true,
-          expectations: before ? [{ type: "changed", kind, namespace: ns, name: action.name, fromResourceVersion: before }] : [],
-        };
+      case "releasePod":
+        return this.patchOwners(action, ns, options);
+      case "updateClaimOwnerRefs":
+        return this.updateClaimOwnerRefs(action, ctx);
+      case "createPod":
+      case "updatePod":
+      case "deletePod":
+        return this.writePod(action, ns, options);
+      case "recordEvent":
+        this.recordEvent(action.event, ctx);
+        return { ok: true, expectations: [] };
+      default:
+        return assertNever(action, "plan action");
+    }
+  }
+
+  private async createRevision(action: CreateRevisionAction, ns: string, options: WriteOptions): Promise<ActionOutcome> {
+    const { kube } = this.deps;
+    try {
+      await kube.request({
+        method: "POST",
+        path: `/apis/apps/v1/namespaces/${encodeURIComponent(ns)}/controllerrevisions`,
+        rawBody: action.bodyJson,
+        verb: "create",
+        resource: "controllerrevisions",
+        ...options,
+      });
+    } catch (error) {
+      if (!(error instanceof KubeApiError) || !error.isAlreadyExists) throw error;
+      const existing = await kube.get<ControllerRevision>({ ...RESOURCES.controllerrevisions, namespace: ns, name: action.name }, options);
+      if (!isDeepStrictEqual(existing.data, JSON.parse(action.raw))) {
+        return { ok: false, error, expectations: [], collision: existing };
       }
-      case "updateClaimOwnerRefs": {
-        // The owners of the copy planned from: the provisioner updates a claim whose version moved only by a quiet
-        // change (its binding, ADR 0090) instead of refusing it as stale.
-        const copy = this.deps.lookup("PersistentVolumeClaim", ns, action.name);
-        const fromOwnerReferences =
-          copy?.resourceVersion === action.preconditions.resourceVersion ? commandRefs(copy.object.metadata?.ownerReferences) : undefined;
-        this.publishPvcCommand(ctx, {
-          type: "pvc.updateOwnerRefs",
-          claimName: action.name,
-          claimUid: action.preconditions.uid,
-          resourceVersion: action.preconditions.resourceVersion,
-          ownerReferences: action.ownerReferences.map(commandRef),
-          ...(fromOwnerReferences ? { fromOwnerReferences } : {}),
-        }, `refs/${action.name}/${action.preconditions.resourceVersion}`);
-      }
-        {
-          // Upstream updates the claim synchronously: a condemned pod must not be deleted before its claim names
-          // the pod as owner (or garbage collection would never remove the claim). Wait until the cache shows it.
-          const expectations: Expectation[] = [
-            { type: "changed", kind: "PersistentVolumeClaim", namespace: ns, name: action.name, fromResourceVersion: action.preconditions.resourceVersion },
-          ];
-          if (await this.deps.waitFor(expectations, this.deps.claimWaitTimeoutMs, ctx.signal)) return { ok: true, expectations };
-          return { ok: false, error: new ClaimsNotReadyError([action.name], this.deps.claimWaitTimeoutMs), expectations };
-        }
-      case "createPod": {
+    }
+    return { ok: true, expectations: [{ type: "exists", kind: "ControllerRevision", namespace: ns, name: action.name }] };
+  }
+
+  /** Upstream canAdoptFunc: an uncached read decides, not the cache. */
+  private async verifySetForAdoption(action: VerifySetForAdoptionAction, ns: string, options: WriteOptions): Promise<ActionOutcome> {
+    const fresh = await this.deps.kube.get<StatefulSet>({ ...RESOURCES.statefulsets, namespace: ns, name: action.name }, options);
+    if (fresh.metadata?.uid !== action.uid) {
+      throw new AdoptionRefusedError(`original StatefulSet ${ns}/${action.name} is gone: got uid ${fresh.metadata?.uid ?? "none"}, wanted ${action.uid}`);
+    }
+    if (fresh.metadata.deletionTimestamp) {
+      throw new AdoptionRefusedError(`StatefulSet ${ns}/${action.name} has just been deleted at ${fresh.metadata.deletionTimestamp}`);
+    }
+    return { ok: true, expectations: [] };
+  }
+
+  private async patchOwners(action: AdoptRevisionAction | AdoptPodAction | ReleasePodAction, ns: string, options: WriteOptions): Promise<ActionOutcome> {
+    const kind = action.type === "adoptRevision" ? "ControllerRevision" : "Pod";
+    const ref = action.type === "adoptRevision" ? RESOURCES.controllerrevisions : RESOURCES.pods;
+    const before = this.deps.lookup(kind, ns, action.name)?.resourceVersion;
+    try {
+      await this.deps.kube.patch({ ...ref, namespace: ns, name: action.name }, action.patch, "strategic", options);
+    } catch (error) {
+      if (action.type !== "adoptRevision" && error instanceof KubeApiError && error.isNotFound) return { ok: true, expectations: [] };
+      throw error;
+    }
+    return {
+      ok: true,
+      expectations: before ? [{ type: "changed", kind, namespace: ns, name: action.name, fromResourceVersion: before }] : [],
+    };
+  }
+
+  private async updateClaimOwnerRefs(action: UpdateClaimOwnerRefsAction, ctx: TurnContext): Promise<ActionOutcome> {
+    const ns = ctx.set.namespace;
+    // The owners of the copy planned from: the provisioner updates a claim whose version moved only by a quiet
+    // change (its binding, ADR 0090) instead of refusing it as stale.
+    const copy = this.deps.lookup("PersistentVolumeClaim", ns, action.name);
+    const fromOwnerReferences =
+      copy?.resourceVersion === action.preconditions.resourceVersion ? commandRefs(copy.object.metadata?.ownerReferences) : undefined;
+    this.publishPvcCommand(ctx, {
+      type: "pvc.updateOwnerRefs",
+      claimName: action.name,
+      claimUid: action.preconditions.uid,
+      resourceVersion: action.preconditions.resourceVersion,
+      ownerReferences: action.ownerReferences.map(commandRef),
+      ...(fromOwnerReferences ? { fromOwnerReferences } : {}),
+    }, `refs/${action.name}/${action.preconditions.resourceVersion}`);
+    // Upstream updates the claim synchronously: a condemned pod must not be deleted before its claim names
+    // the pod as owner (or garbage collection would never remove the claim). Wait until the cache shows it.
+    const expectations: Expectation[] = [
+      { type: "changed", kind: "PersistentVolumeClaim", namespace: ns, name: action.name, fromResourceVersion: action.preconditions.resourceVersion },
+    ];
+    if (await this.deps.waitFor(expectations, this.deps.claimWaitTimeoutMs, ctx.signal)) return { ok: true, expectations };
+    return { ok: false, error: new ClaimsNotReadyError([action.name], this.deps.claimWaitTimeoutMs), expectations };
+  }
+
+  private async writePod(action: CreatePodAction | UpdatePodAction | DeletePodAction, ns: string, options: WriteOptions): Promise<ActionOutcome> {
+    const { kube } = this.deps;
+    switch (action.type) {
+      case "createPod":
         await kube.create<KubeObject>({ ...RESOURCES.pods, namespace: ns }, action.object, options);
         return { ok: true, expectations: [{ type: "exists", kind: "Pod", namespace: ns, name: action.name }] };
-      }
       case "updatePod":
         await kube.replace({ ...RESOURCES.pods, namespace: ns, name: action.name }, action.object, options);
         return {
@@ -345,11 +317,8 @@ export class Executor {
           if (!(error instanceof KubeApiError && error.isNotFound && action.ignoreNotFound)) throw error;
         }
         return { ok: true, expectations: [{ type: "gone", kind: "Pod", namespace: ns, name: action.name, uid: action.preconditions.uid }] };
-      case "recordEvent":
-        this.recordEvent(action.event, ctx);
-        return { ok: true, expectations: [] };
       default:
-        return assertNever(action, "plan action");
+        return assertNever(action, "pod action");
     }
   }
 
