@@ -5,6 +5,8 @@ export { revisionRaw, templateOfRevision, revisionMatchesTemplate } from "./revi
 export { allActions, describeAction, describePlan } from "./describe.ts";
 export { DEFAULT_PLAN_OPTIONS } from "./types.ts";
 export { readStatus } from "./spec.ts";
+export { executionOrder, outcomeEvents } from "./execution.ts";
+export type { ActionFailure, ExecutionMove } from "./execution.ts";
 export type {
   ActionEvents,
   AdoptPodAction,

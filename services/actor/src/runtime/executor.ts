@@ -35,6 +35,7 @@ import type {
   UpdatePodAction,
   VerifySetForAdoptionAction,
 } from "../planner/index.ts";
+import { outcomeEvents } from "../planner/index.ts";
 
 export interface TurnContext {
   readonly address: SetAddress;
@@ -154,19 +155,10 @@ export class Executor {
     });
   }
 
+  /** The contract's Events of an action's outcome (outcomeEvents, shared with the planner's reference executor). */
   private recordOutcomeEvents(events: ActionEvents, outcome: ActionOutcome, ctx: TurnContext): void {
-    if (outcome.ok) {
-      for (const event of events.onSuccess) this.recordEvent(event, ctx);
-      return;
-    }
-    const kind = errorKind(outcome.error);
-    for (const failure of events.onFailure) {
-      if (failure.suppressOn?.includes(kind)) continue;
-      this.recordEvent(
-        { type: failure.type, reason: failure.reason, action: failure.action, message: `${failure.messagePrefix}${errorText(outcome.error)}` },
-        ctx,
-      );
-    }
+    const failure = outcome.ok ? undefined : { kind: errorKind(outcome.error), text: errorText(outcome.error) };
+    for (const event of outcomeEvents(events, failure)) this.recordEvent(event, ctx);
   }
 
   private async execute(action: Exclude<PlanAction, CreateClaimAction>, ctx: TurnContext): Promise<ActionOutcome> {
