@@ -21,10 +21,12 @@ describe("recordGiveUp", () => {
   });
 
   it("starts the count over once the shard was held for resetAfterMs before it was given up", () => {
-    const repeated = recordGiveUp({ epoch: 3, count: 5, retryAtMs: 0 }, { epoch: 4, nowMs: 20_000, heldSinceMs: 20_000 - 9_999 }, timings, noJitter);
+    const repeated = recordGiveUp({ epoch: 3, count: 5, retryAtMs: 19_000 }, { epoch: 4, nowMs: 20_000, heldSinceMs: 20_000 - 9_999 }, timings, noJitter);
     assert.equal(repeated.count, 6);
-    const served = recordGiveUp({ epoch: 3, count: 5, retryAtMs: 0 }, { epoch: 4, nowMs: 20_000, heldSinceMs: 10_000 }, timings, noJitter);
+    const served = recordGiveUp({ epoch: 3, count: 5, retryAtMs: 19_000 }, { epoch: 4, nowMs: 20_000, heldSinceMs: 10_000 }, timings, noJitter);
     assert.deepEqual(served, { epoch: 4, count: 1, retryAtMs: 20_000 });
+    const longAgo = recordGiveUp({ epoch: 3, count: 5, retryAtMs: 5_000 }, { epoch: 4, nowMs: 15_000, heldSinceMs: 14_990 }, timings, noJitter);
+    assert.equal(longAgo.count, 1, "the last give-up is resetAfterMs ago");
   });
 
   it("keeps a feed that never opens from re-claiming in a tight loop: few claims in a minute", () => {

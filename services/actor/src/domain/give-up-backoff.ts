@@ -2,7 +2,8 @@
 // the first time, since the re-claim at a newer epoch is what repairs a fence (ShardOwnership.giveUp), and with a
 // growing delay after repeated give-ups, so that a feed that keeps failing does not become a tight loop of KV
 // writes (docs/adr/0094-ownership-as-a-pure-plan.md). The count starts over once the shard was held for
-// resetAfterMs before its give-up: it was served, so the failure is a new one. Pure; the runtime keeps the records.
+// resetAfterMs before its give-up (it was served, so the failure is a new one), or when the last give-up's retry
+// time is that long ago. Pure; the runtime keeps the records.
 import { backoffDelayMs } from "../../../common/src/backoff.ts";
 import type { BackoffPolicy } from "../../../common/src/backoff.ts";
 
@@ -17,7 +18,7 @@ export interface GiveUp {
 
 export interface GiveUpTimings {
   readonly backoff: BackoffPolicy;
-  /** A give-up after the shard was held this long starts the count over. */
+  /** A give-up after the shard was held this long, or this long after the last one's retry time, starts the count over. */
   readonly resetAfterMs: number;
 }
 
@@ -37,7 +38,8 @@ export function recordGiveUp(
   random: () => number,
 ): GiveUp {
   const heldForMs = event.heldSinceMs === undefined ? 0 : event.nowMs - event.heldSinceMs;
-  const count = previous === undefined || heldForMs >= timings.resetAfterMs ? 1 : previous.count + 1;
+  const fresh = previous === undefined || heldForMs >= timings.resetAfterMs || event.nowMs - previous.retryAtMs >= timings.resetAfterMs;
+  const count = fresh ? 1 : previous.count + 1;
   const delayMs = count === 1 ? 0 : backoffDelayMs(timings.backoff, count - 2, random);
   return { epoch: event.epoch, count, retryAtMs: event.nowMs + delayMs };
 }

@@ -546,6 +546,28 @@ describe("fleet ownership", async () => {
     await a.ownership.stop();
   });
 
+  // A shard whose feed can never be opened is given up every time it is gained: without a backoff it was claimed again
+  // at once, a tight loop of KV writes.
+  it("backs off re-claiming a shard that is given up again and again soon after each claim", async () => {
+    const a = await member("actor-give-up-loop", { timings: { giveUpBackoff: { initialDelayMs: 100, maxDelayMs: 400 } } });
+    await eventually(() => a.ownership.ownedShards().size === 256, "a owns every shard");
+    const shard = 51;
+    const before = (await a.topology.shards.get(shardKeys.build(shard)))?.revision ?? 0;
+    let giveUps = 0;
+    const until = Date.now() + 2_000;
+    while (Date.now() < until) {
+      const epoch = a.ownership.epochOf(shard);
+      if (epoch !== undefined && a.ownership.giveUp(shard, epoch)) giveUps++;
+      await sleep(2);
+    }
+    // At once, then after 50-100, 100-200 and every 200-400 ms: at most a dozen in 2 s (hundreds without the backoff).
+    assert.ok(giveUps >= 3 && giveUps <= 12, `${giveUps} give-ups in 2 s`);
+    await eventually(() => a.ownership.epochOf(shard) !== undefined, "claimed again after the last backoff");
+    const after = (await a.topology.shards.get(shardKeys.build(shard)))?.revision ?? 0;
+    assert.ok(after > before, "every re-claim a new epoch");
+    await a.ownership.stop();
+  });
+
   it("counts a peer with an undecodable record as absent: not alive, its shards claimed only after orphanClaimAfterMs", async () => {
     const orphanClaimAfterMs = 1_500;
     const observer = await connect({ servers: server.url, name: "observer" });
