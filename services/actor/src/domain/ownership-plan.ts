@@ -99,7 +99,7 @@ interface Round {
 
 export function planOwnership(view: OwnershipView, nowMs: number, timings: PlanTimings): OwnershipPlan {
   const { self } = view;
-  const alive = aliveMembers(view);
+  const alive = aliveMembers(view.members);
   if (!self.leaving && !alive.includes(self.name)) alive.push(self.name);
   const key = alive.join(",");
   const membership = view.membership?.key === key ? view.membership : { key, sinceMs: nowMs };
@@ -127,10 +127,10 @@ export function planOwnership(view: OwnershipView, nowMs: number, timings: PlanT
   return { claims, releases: wanted.slice(0, budget), recheckAtMs, membership, orphanClocks };
 }
 
-/** Alive members as this member sees them, sorted. */
-export function aliveMembers(view: Pick<OwnershipView, "members">): string[] {
+/** Alive members, sorted: those whose record says "alive". */
+export function aliveMembers(members: ReadonlyMap<string, { readonly record: Pick<MemberRecord, "state"> | undefined }>): string[] {
   const alive: string[] = [];
-  for (const [name, facts] of view.members) if (facts.record?.state === "alive") alive.push(name);
+  for (const [name, facts] of members) if (facts.record?.state === "alive") alive.push(name);
   return alive.sort();
 }
 

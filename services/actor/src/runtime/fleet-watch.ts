@@ -7,6 +7,7 @@ import { DecodeError, codecs, memberKeys, shardKeys } from "#protocol";
 import type { Codec, DecodeFailure, MemberRecord, ShardRecord } from "#protocol";
 import type { Logger } from "../../../common/src/logger.ts";
 import type { LivenessObserver } from "../domain/liveness.ts";
+import { aliveMembers } from "../domain/ownership-plan.ts";
 import type { HandoffKind, MemberFacts, ShardFacts } from "../domain/ownership-plan.ts";
 
 /** The record an entry holds: none for a delete, a purge or bytes that do not decode (then with the reason). */
@@ -109,9 +110,7 @@ export class FleetWatch {
 
   /** Alive members as this member sees them, sorted. */
   aliveMembers(): string[] {
-    const alive: string[] = [];
-    for (const [name, view] of this.memberViews) if (view.record?.state === "alive") alive.push(name);
-    return alive.sort();
+    return aliveMembers(this.memberViews);
   }
 
   /** Our own write of a shard record: until the watch delivers it, an older view must not stand. */

@@ -11,7 +11,7 @@
 // - Self-fencing: a member acts on a shard only while its last successful renew was sent less than renewDeadlineMs
 //   ago; when that lapses, it drops every shard and aborts in-flight work.
 import { codecs, shardKeys } from "#protocol";
-import type { ShardRecord } from "#protocol";
+import type { MemberRecord, ShardRecord } from "#protocol";
 import { renewIntervalMs } from "../../../common/src/lease-timing.ts";
 import { recordGiveUp } from "../domain/give-up-backoff.ts";
 import type { GiveUp, GiveUpTimings } from "../domain/give-up-backoff.ts";
@@ -90,7 +90,7 @@ export class ShardOwnership {
       logger,
       ...(options.onUndecodable ? { onUndecodable: options.onUndecodable } : {}),
       events: {
-        ownRecord: (revision, record) => this.ownRecordSeen(revision, record?.incarnation, record?.state),
+        ownRecord: (revision, record) => this.ownRecordSeen(revision, record),
         shardRecord: (shard, revision, record) => this.shardRecordSeen(shard, revision, record),
         changed: () => this.scheduleReconcile(),
       },
@@ -235,8 +235,8 @@ export class ShardOwnership {
    * Our own key now holds something we did not write (declared dead, deleted, garbage): the renew that finds out and
    * re-joins goes out now rather than at the next renew interval.
    */
-  private ownRecordSeen(revision: number, incarnation: string | undefined, state: string | undefined): void {
-    if (revision > this.lease.revision && !(incarnation === this.incarnation && state !== "dead")) void this.lease.renew();
+  private ownRecordSeen(revision: number, record: MemberRecord | undefined): void {
+    if (revision > this.lease.revision && !(record?.incarnation === this.incarnation && record.state !== "dead")) void this.lease.renew();
   }
 
   /** Someone else now holds a shard we think we own: we were fenced (marked dead, or a race we lost). */
