@@ -1,3 +1,4 @@
+// recordGiveUp: immediate first re-claim, exponential backoff with a cap, the reset; and the plan waiting it out.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { DEFAULT_GIVE_UP_TIMINGS, recordGiveUp } from "./give-up-backoff.ts";
