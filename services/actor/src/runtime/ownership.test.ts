@@ -546,6 +546,28 @@ describe("fleet ownership", async () => {
     await a.ownership.stop();
   });
 
+  // A shard whose feed can never be opened is given up every time it is gained: without a backoff it was claimed again
+  // at once, a tight loop of KV writes (hundreds a second).
+  it("backs off re-claiming a shard that is given up again and again soon after each claim", async () => {
+    const a = await member("actor-give-up-loop", { timings: { giveUpBackoff: { initialDelayMs: 200, maxDelayMs: 800 } } });
+    await eventually(() => a.ownership.ownedShards().size === 256, "a owns every shard");
+    const shard = 51;
+    const before = a.ownership.epochOf(shard) ?? 0;
+    // How long each re-claim took after its give-up.
+    const gapsMs: number[] = [];
+    for (let giveUps = 0; giveUps < 5; giveUps++) {
+      assert.ok(a.ownership.giveUp(shard, a.ownership.epochOf(shard) ?? 0));
+      const givenUpAt = performance.now();
+      await eventually(() => a.ownership.epochOf(shard) !== undefined, `claimed again after give-up ${giveUps + 1}`, 5_000);
+      gapsMs.push(performance.now() - givenUpAt);
+    }
+    // At once, then after at least half of 200, 400, 800 and 800 ms (the backoff's fixed half; load only adds).
+    const minimaMs = [0, 100, 200, 400, 400];
+    gapsMs.forEach((gapMs, i) => assert.ok(gapMs >= (minimaMs[i] ?? 0), `re-claim ${i + 1} after ${Math.round(gapMs)} ms (${gapsMs.map(Math.round).join(", ")})`));
+    assert.ok((a.ownership.epochOf(shard) ?? 0) > before, "every re-claim a new epoch");
+    await a.ownership.stop();
+  });
+
   it("counts a peer with an undecodable record as absent: not alive, its shards claimed only after orphanClaimAfterMs", async () => {
     const orphanClaimAfterMs = 1_500;
     const observer = await connect({ servers: server.url, name: "observer" });

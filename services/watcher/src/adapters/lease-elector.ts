@@ -1,13 +1,15 @@
 // Runs the active/standby protocol of domain/lease.ts against the `leases` KV bucket: the holder renews by
 // compare-and-set four times per retry period and stops acting once it has failed to renew for the renew deadline; a standby
-// polls the key and takes over an unchanged lease after a full lease duration on its own monotonic clock.
+// polls the key and takes over an unchanged lease after a full lease duration on its own monotonic clock. The writes and
+// the expiry rule are common/src/kv-lease.ts, shared with the actors' member records.
 import { setTimeout as sleep } from "node:timers/promises";
 import type { KV, KvEntry } from "@nats-io/kv";
 import { assertNever } from "#protocol";
 import type { DecodeFailure } from "#protocol";
+import { KvLease } from "../../../common/src/kv-lease.ts";
 import { failingRenewRetryMs, renewAnswerBoundMs, renewIntervalMs } from "../../../common/src/lease-timing.ts";
 import type { Logger } from "../../../common/src/logger.ts";
-import { decideStandby, decodeLease, encodeLease, leaderMustStepDown } from "../domain/lease.ts";
+import { decideStandby, decodeLease, encodeLease } from "../domain/lease.ts";
 import type { LeaseObservation, StandbyMemory } from "../domain/lease.ts";
 import { decideLostLeaseRenew, leaseDecodeFailure, retakeRevision } from "../domain/lease-elector-holder.ts";
 import type { HeldLeaseReading } from "../domain/lease-elector-holder.ts";
@@ -37,6 +39,7 @@ export class LeaseTimeoutError extends Error {
 
 export class LeaseElector {
   private readonly kv: KV;
+  private readonly lease: KvLease;
   private readonly options: LeaseElectorOptions;
   private readonly callbacks: LeaseCallbacks;
   private readonly logger: Logger;
@@ -46,8 +49,6 @@ export class LeaseElector {
   private readonly random: () => number;
   private readonly stopController = new AbortController();
   private leading = false;
-  private revision = 0;
-  private lastRenewMs = 0;
   private renewsFailing = false;
   private memory: StandbyMemory | undefined;
   private observed = false;
@@ -82,6 +83,7 @@ export class LeaseElector {
     this.now = init.now ?? (() => performance.now());
     this.wallNow = init.wallNow ?? Date.now;
     this.random = init.random ?? Math.random;
+    this.lease = new KvLease({ kv: init.kv, key: init.options.key, renewDeadlineMs: init.options.renewDeadlineMs, now: this.now });
   }
 
   get isLeader(): boolean {
@@ -108,7 +110,7 @@ export class LeaseElector {
     // a later revision, and the release is tried again against it.
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
-        await this.kv.update(this.options.key, this.record(""), this.revision);
+        await this.lease.release(this.record(""));
         this.metrics.leaseTransitions.inc({ transition: "released" });
         this.logger.info("lease released");
         return;
@@ -168,56 +170,40 @@ export class LeaseElector {
     }
   }
 
-  /** Bounds a KV call by the time left before the renew deadline (and by `boundMs`, if shorter). */
-  private async withinDeadline<T>(call: Promise<T>, boundMs = Number.POSITIVE_INFINITY): Promise<T> {
-    const leftMs = Math.min(boundMs, Math.max(0, this.options.renewDeadlineMs - (this.now() - this.lastRenewMs)));
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new LeaseTimeoutError(`no answer within ${leftMs} ms`)), leftMs);
-    });
-    try {
-      return await Promise.race([call, deadline]);
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
   /** True when the lease was renewed. */
   private async renew(): Promise<boolean> {
-    const sentMs = this.now();
     // An answer that comes after its bound still renews: the write landed no earlier than it was sent. The bound is a
     // retry period, and an eighth of one while renewals fail (the bucket may have no leader for seconds: requests go
-    // unanswered until the client's timeout), so that the first try after the bucket's election goes out soon after it.
-    const answer = this.kv.update(this.options.key, this.record(this.options.holder), this.revision).then((revision) => this.renewed(sentMs, revision));
-    answer.catch(() => undefined);
-    try {
-      await this.withinDeadline(answer, renewAnswerBoundMs(this.options.retryPeriodMs, this.renewsFailing));
-      return true;
-    } catch (error) {
-      if (isWrongLastSequence(error)) {
+    // unanswered until the client's timeout), so that the first try after the bucket's election goes out soon after
+    // it; never past the renew deadline.
+    const boundMs = Math.min(renewAnswerBoundMs(this.options.retryPeriodMs, this.renewsFailing), this.lease.remainingMs());
+    const outcome = await this.lease.renew(this.record(this.options.holder), boundMs);
+    switch (outcome.kind) {
+      case "renewed":
+        return true;
+      case "refused":
+        if (!isWrongLastSequence(outcome.error)) return this.renewFailed(outcome.error);
         await this.afterLostRenew();
         return false;
-      } else if (leaderMustStepDown(this.lastRenewMs, this.now(), this.options.renewDeadlineMs)) {
-        this.logger.warn({ err: error }, "could not renew the lease before the deadline; stepping down");
-        this.stepDown("renew-deadline");
-      } else {
-        throw error;
-      }
-      return false;
+      case "unanswered":
+        return this.renewFailed(new LeaseTimeoutError(`no answer within ${Math.round(boundMs)} ms`));
+      default:
+        return assertNever(outcome, "lease renew outcome");
     }
   }
 
-  /** A renew answered, maybe after its bound (answers may then come out of order). */
-  private renewed(sentMs: number, revision: number): void {
-    if (!this.leading) return;
-    if (revision > this.revision) this.revision = revision;
-    if (sentMs > this.lastRenewMs) this.lastRenewMs = sentMs;
+  /** A renew that failed other than by a lost compare-and-set: step down once the deadline passed, else fail the round. */
+  private renewFailed(error: unknown): false {
+    if (this.lease.fresh()) throw error;
+    this.logger.warn({ err: error }, "could not renew the lease before the deadline; stepping down");
+    this.stepDown("renew-deadline");
+    return false;
   }
 
   /** The lease key as it is now, for a holder whose compare-and-set failed. */
   private async readHeldKey(): Promise<HeldLeaseReading> {
-    const entry = await this.withinDeadline(this.kv.get(this.options.key)).catch(() => null);
-    if (!entry) return { kind: "unanswered" };
+    const entry = await this.lease.read(this.lease.remainingMs());
+    if (entry === "unanswered" || entry === null) return { kind: "unanswered" };
     if (entry.operation !== "PUT") return { kind: "absent", revision: entry.revision };
     const record = decodeLease(entry.value);
     if (record) return { kind: "record", revision: entry.revision, record };
@@ -237,8 +223,8 @@ export class LeaseElector {
   }
 
   private adopt(revision: number): void {
-    this.logger.warn({ revision, had: this.revision }, "an earlier lease renew landed without its answer; continuing from its revision");
-    this.revision = revision;
+    this.logger.warn({ revision, had: this.lease.revision }, "an earlier lease renew landed without its answer; continuing from its revision");
+    this.lease.adopt(revision);
   }
 
   /** The renew lost its compare-and-set: adopt our own later write, take back a key with no lease in it, or step down. */
@@ -267,7 +253,7 @@ export class LeaseElector {
 
   private async retake(revision: number): Promise<void> {
     try {
-      this.becomeLeader(await this.kv.update(this.options.key, this.record(this.options.holder), revision), "repaired");
+      this.becomeLeader(await this.lease.acquire(this.record(this.options.holder), revision), "repaired");
     } catch (error) {
       // More garbage, or a standby, came first: the next round reads the key again (and retakes it if it holds no lease).
       if (!isWrongLastSequence(error)) throw error;
@@ -306,10 +292,10 @@ export class LeaseElector {
           this.memory = decision.memory;
           return;
         case "create":
-          this.becomeLeader(await this.kv.create(this.options.key, this.record(this.options.holder)), "created");
+          this.becomeLeader(await this.lease.create(this.record(this.options.holder)), "created");
           return;
         case "acquire":
-          this.becomeLeader(await this.kv.update(this.options.key, this.record(this.options.holder), decision.revision), decision.why);
+          this.becomeLeader(await this.lease.acquire(this.record(this.options.holder), decision.revision), decision.why);
           return;
         default:
           return assertNever(decision, "lease decision");
@@ -323,8 +309,6 @@ export class LeaseElector {
 
   private becomeLeader(revision: number, why: string): void {
     this.retaking = false;
-    this.revision = revision;
-    this.lastRenewMs = this.now();
     this.memory = undefined;
     this.leading = true;
     this.metrics.leader.set(1);
