@@ -5,7 +5,12 @@ import { HttpMethod, KubeConfig, RequestContext, Watch } from "@kubernetes/clien
 import { SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import { getGlobalDispatcher } from "undici";
 import type { Dispatcher } from "undici";
+import { KubeApiError, WriteFencedError } from "./errors/kube.ts";
+import type { KubeStatusBody } from "./errors/kube.ts";
 import type { CommonMetrics } from "./metrics.ts";
+
+export { KubeApiError, WriteFencedError } from "./errors/kube.ts";
+export type { KubeStatusBody } from "./errors/kube.ts";
 
 /** KubeConfig that stamps our User-Agent on every request, including watches made by client-node's Watch. */
 export class UserAgentKubeConfig extends KubeConfig {
@@ -29,65 +34,6 @@ export function loadKubeConfig(path: string | undefined, userAgent: string): Use
   kubeConfig.userAgent = userAgent;
   if (!kubeConfig.getCurrentCluster()) throw new Error("the kubeconfig has no current cluster");
   return kubeConfig;
-}
-
-export interface KubeStatusBody {
-  readonly kind?: string;
-  readonly status?: string;
-  readonly message?: string;
-  readonly reason?: string;
-  readonly code?: number;
-  readonly details?: { readonly causes?: readonly { reason?: string; message?: string; field?: string }[] };
-}
-
-/** A non-2xx answer from the API server (or a transport failure, with status 0). */
-export class KubeApiError extends Error {
-  override readonly name = "KubeApiError";
-  readonly status: number;
-  readonly reason: string;
-  readonly verb: string;
-  readonly path: string;
-  readonly body: KubeStatusBody | undefined;
-  /** From Retry-After on 429/5xx answers. */
-  readonly retryAfterMs: number | undefined;
-
-  constructor(init: {
-    status: number;
-    verb: string;
-    path: string;
-    body?: KubeStatusBody | undefined;
-    retryAfterMs?: number | undefined;
-    message?: string;
-    cause?: unknown;
-  }) {
-    const reason = init.body?.reason ?? (init.status === 0 ? "Transport" : "Unknown");
-    super(init.message ?? `${init.verb} ${init.path}: ${init.status} ${reason}: ${init.body?.message ?? ""}`.trim(), {
-      cause: init.cause,
-    });
-    this.status = init.status;
-    this.reason = reason;
-    this.verb = init.verb;
-    this.path = init.path;
-    this.body = init.body;
-    this.retryAfterMs = init.retryAfterMs;
-  }
-
-  get isNotFound(): boolean {
-    return this.status === 404;
-  }
-  get isConflict(): boolean {
-    return this.status === 409 && this.reason === "Conflict";
-  }
-  get isAlreadyExists(): boolean {
-    return this.status === 409 && this.reason === "AlreadyExists";
-  }
-  get isGone(): boolean {
-    return this.status === 410;
-  }
-  /** Worth retrying as is: throttling, server errors, transport failures. */
-  get isTransient(): boolean {
-    return this.status === 0 || this.status === 429 || this.status >= 500;
-  }
 }
 
 export interface ResourceRef {
@@ -160,18 +106,6 @@ export interface RequestOptions {
   readonly timeoutMs?: number;
   readonly headers?: Readonly<Record<string, string>>;
   readonly mayWrite?: () => boolean;
-}
-
-/** A request that `mayWrite` stopped before any of it was sent. */
-export class WriteFencedError extends Error {
-  readonly verb: string;
-  readonly path: string;
-  constructor(fields: { verb: string; path: string }) {
-    super(`${fields.verb} ${fields.path}: not sent, the writer lost its right to write`);
-    this.name = "WriteFencedError";
-    this.verb = fields.verb;
-    this.path = fields.path;
-  }
 }
 
 /** `error` or the first of its causes that is an instance of `type` (undici may wrap the reason of an abort). */

@@ -9,7 +9,7 @@
 // the actor planned against.
 import { RESOURCES } from "../../common/src/kube.ts";
 import type { KubeObject, OwnerReference, PvcCreate, PvcUpdateOwnerRefs } from "#protocol";
-import { isTransientKubeError, kubeErrorText, retryAfterMs } from "../../common/src/executor/kube-errors.ts";
+import { isTransientKubeError, kubeErrorText, retryAfterMs } from "../../common/src/errors/kube.ts";
 import type { ExecutorMetrics } from "../../common/src/executor/metrics.ts";
 import type { KubeApi } from "../../common/src/executor/process.ts";
 import { KubeApiError } from "../../common/src/kube.ts";

@@ -7,7 +7,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { EventRecord } from "#protocol";
 import { KubeApiError } from "../../common/src/kube.ts";
 import type { Logger } from "../../common/src/logger.ts";
-import { isTransientKubeError, kubeErrorText } from "../../common/src/executor/kube-errors.ts";
+import { isTransientKubeError, kubeErrorText } from "../../common/src/errors/kube.ts";
 import type { ExecutorMetrics } from "../../common/src/executor/metrics.ts";
 import type { KubeApi } from "../../common/src/executor/process.ts";
 import { eventName, rfc3339Seconds } from "./correlator.ts";

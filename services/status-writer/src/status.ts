@@ -7,7 +7,7 @@ import { assertNever } from "#protocol";
 import { RESOURCES, KubeApiError } from "../../common/src/kube.ts";
 import type { ShardEpochView } from "../../common/src/shard-epochs.ts";
 import type { StatefulSetStatus, StatusResult, StatusWrite } from "#protocol";
-import { kubeErrorText } from "../../common/src/executor/kube-errors.ts";
+import { kubeErrorText } from "../../common/src/errors/kube.ts";
 import type { ExecutorMetrics } from "../../common/src/executor/metrics.ts";
 import type { KubeApi } from "../../common/src/executor/process.ts";
 

@@ -8,7 +8,7 @@ import { KubeApiError, RESOURCES } from "../../../services/common/src/kube.ts";
 import type { KubeClient } from "../../../services/common/src/kube.ts";
 import { errorKind } from "../../../services/actor/src/runtime/executor.ts";
 import type { ActionEvents, ControllerRevision, EventSpec, PlanAction, PlanStep, StatefulSet } from "../../../services/actor/src/planner/index.ts";
-import { kubeErrorText } from "../../../services/common/src/executor/kube-errors.ts";
+import { kubeErrorText } from "../../../services/common/src/errors/kube.ts";
 
 export interface Written {
   readonly kind: ObjectKind;

@@ -2,7 +2,7 @@
 import { Counter, Gauge, Histogram } from "prom-client";
 import type { CounterConfiguration, GaugeConfiguration, HistogramConfiguration, Registry } from "prom-client";
 import type { CommonMetrics } from "../metrics.ts";
-import { kubeErrorLabels } from "./kube-errors.ts";
+import { kubeErrorLabels } from "../errors/kube.ts";
 
 export interface ExecutorMetrics {
   /** Commands refused because a newer owner holds their shard (fencing, fleet brief §3.3 layer 4). */
