@@ -120,7 +120,7 @@ describe("another StatefulSet controller keeps writing a set's status", () => {
       assert.ok(sum(metrics, "stsfleet_foreign_controller_events_total", { event: "detected", rule: "known-controller" }) > detectedBefore, "the detection is counted");
       const readyz = await probeReadyz(actorProbes());
       assert.equal(readyz.ok, false);
-      assert.match(readyz.detail, /foreign-controller failed: another controller writes the status of e2e-foreign-controller\/web \(kube-controller-manager\)/);
+      assert.match(readyz.detail, /actor failed: foreign-controller: another controller writes the status of e2e-foreign-controller\/web \(kube-controller-manager\)/);
 
       // The other controller keeps writing; stsfleet writes no pod of the set, although the scale is unfinished.
       await sleep(3_000);

@@ -5,7 +5,8 @@ import { isMemberOf, shard as shardOf } from "#protocol";
 import type { ObjectEnvelope } from "#protocol";
 import type { StatefulSet } from "../planner/index.ts";
 import { isMet } from "./expectations.ts";
-import { ObjectStore, claimOwners } from "./object-store.ts";
+import { ObjectStore } from "./object-store.ts";
+import { claimOwners } from "./set-owners.ts";
 import type { CachedObject } from "./object-store.ts";
 
 let rv = 0;

@@ -1,9 +1,19 @@
 // The actor's view of the Kubernetes objects of the shards it owns, rebuilt from K8S_OBJS. Pure data structure:
-// apply envelopes, answer "which sets does this change concern", build planner snapshots, and know which sets'
-// objects are incomplete because a subject's last message could not be read (ADR 0088).
-import { compileSelector, parseParentAndOrdinal, selectorMatches, shard as shardOf } from "#protocol";
+// apply envelopes, answer "which sets does this change concern" (set-owners.ts), build planner snapshots, and know
+// which sets' objects are incomplete because a subject's last message could not be read (unreadable-subjects.ts,
+// ADR 0088).
+import { shard as shardOf } from "#protocol";
 import type { KubeObject, ObjectEnvelope, ObjectKind, StatusManager } from "#protocol";
 import type { Snapshot, StatefulSet } from "../planner/index.ts";
+import { setKey, splitSetKey } from "./set-key.ts";
+import type { SetKey } from "./set-key.ts";
+import { claimStem, ownersOf, statefulSetController } from "./set-owners.ts";
+import { UnreadableSubjects } from "./unreadable-subjects.ts";
+import type { SubjectRef } from "./unreadable-subjects.ts";
+
+export { setKey, splitSetKey } from "./set-key.ts";
+export type { SetKey } from "./set-key.ts";
+export type { SubjectRef } from "./unreadable-subjects.ts";
 
 export interface CachedObject {
   readonly kind: ObjectKind;
@@ -16,18 +26,6 @@ export interface CachedObject {
   readonly statusManagers?: readonly StatusManager[];
 }
 
-/** `<namespace>/<name>` of a StatefulSet. */
-export type SetKey = string;
-
-export function setKey(namespace: string, name: string): SetKey {
-  return `${namespace}/${name}`;
-}
-
-export function splitSetKey(key: SetKey): { namespace: string; name: string } {
-  const slash = key.indexOf("/");
-  return { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
-}
-
 interface NamespaceObjects {
   readonly sets: Map<string, CachedObject>;
   readonly pods: Map<string, CachedObject>;
@@ -38,24 +36,6 @@ interface NamespaceObjects {
   readonly revisionsByController: Map<string, Set<string>>;
   /** Claim names by their name without the trailing `-<ordinal>` (`<template>-<set>`): see claimStem. */
   readonly claimsByStem: Map<string, Set<string>>;
-}
-
-/**
- * `<template>-<set>` of a claim `<template>-<set>-<ordinal>`, "" when the name does not end in an ordinal. The claims
- * a set's pods use are exactly those (upstream's getPersistentVolumeClaims names them per template and ordinal); a
- * snapshot looks them up per template instead of testing every claim of the namespace, which cost O(claims) per turn
- * (4.5% of an actor's CPU converging 1000 sets in one namespace, ADR 0085).
- */
-export function claimStem(claim: string): string {
-  const { parent, ordinal } = parseParentAndOrdinal(claim);
-  return ordinal < 0 ? "" : parent;
-}
-
-/** The StatefulSet controlling an object, "" for orphans, undefined when another kind of controller owns it. */
-function statefulSetController(object: KubeObject): string | undefined {
-  const controller = (metaOf(object).ownerReferences ?? []).find((ref) => ref.controller === true);
-  if (!controller) return "";
-  return controller.kind === "StatefulSet" ? (controller.name ?? "") : undefined;
 }
 
 /** Object names of one kind grouped by a key of each object (undefined: not indexed). */
@@ -108,31 +88,6 @@ function kindMap(ns: NamespaceObjects, kind: ObjectKind): Map<string, CachedObje
   }
 }
 
-interface Meta {
-  labels?: Record<string, string>;
-  ownerReferences?: { kind?: string; name?: string; uid?: string; controller?: boolean }[];
-}
-
-function metaOf(object: KubeObject | undefined): Meta {
-  return (object?.metadata ?? {}) as Meta;
-}
-
-/** An object subject of an owned shard, by what its tokens name. */
-export interface SubjectRef {
-  readonly shard: number;
-  readonly kind: ObjectKind;
-  readonly namespace: string;
-  readonly name: string;
-}
-
-/** Subjects whose last message could not be read, per shard and namespace. */
-interface Unreadable {
-  /** `<kind>/<name>` -> whether the store held no value of the object when the message came (see markUnreadable). */
-  readonly subjects: Map<string, boolean>;
-  /** How many of them block the namespace's sets of the shard. */
-  blocking: number;
-}
-
 export interface ApplyResult {
   /** Sets whose reconcile may be affected (including sets that no longer exist, for passivation). */
   readonly affected: readonly SetKey[];
@@ -140,29 +95,11 @@ export interface ApplyResult {
 }
 
 /** Objects of the shards this member owns, grouped by namespace. */
-/**
- * The sets a claim `<template>-<set>-<ordinal>` belongs to by name: every split of the name at a dash into a template
- * name and a pod name, kept when the pod's parent is a cached set with that template. Looks sets up by name instead
- * of testing every set of the namespace, which made each claim event cost O(sets) (quadratic over a namespace).
- */
-export function claimOwners(sets: ReadonlyMap<string, CachedObject>, claim: string): string[] {
-  const owners: string[] = [];
-  for (let dash = claim.indexOf("-"); dash >= 0; dash = claim.indexOf("-", dash + 1)) {
-    const parent = parseParentAndOrdinal(claim.slice(dash + 1)).parent;
-    const set = parent === "" ? undefined : sets.get(parent);
-    if (!set || owners.includes(parent)) continue;
-    const template = claim.slice(0, dash);
-    if (((set.object as StatefulSet).spec?.volumeClaimTemplates ?? []).some((t) => (t.metadata?.name ?? "") === template)) owners.push(parent);
-  }
-  return owners;
-}
-
 export class ObjectStore {
   private readonly namespaces = new Map<string, NamespaceObjects>();
   private readonly shardOfSet = new Map<SetKey, number>();
   private readonly objectsPerShard = new Map<number, Set<string>>();
-  /** `<shard>/<namespace>` -> its unreadable subjects; empty in a healthy fleet, so apply() pays nothing for it. */
-  private readonly unreadable = new Map<string, Unreadable>();
+  private readonly unreadable = new UnreadableSubjects();
 
   private ns(namespace: string): NamespaceObjects {
     let entry = this.namespaces.get(namespace);
@@ -241,19 +178,7 @@ export class ObjectStore {
    * revision that exists is never taken for missing. Returns whether the subject blocks.
    */
   markUnreadable(ref: SubjectRef): boolean {
-    const groupKey = `${ref.shard}/${ref.namespace}`;
-    let group = this.unreadable.get(groupKey);
-    if (!group) {
-      group = { subjects: new Map(), blocking: 0 };
-      this.unreadable.set(groupKey, group);
-    }
-    const subjectKey = `${ref.kind}/${ref.name}`;
-    const blocking = group.subjects.get(subjectKey) ?? this.get(ref.kind, ref.namespace, ref.name) === undefined;
-    if (!group.subjects.has(subjectKey)) {
-      group.subjects.set(subjectKey, blocking);
-      if (blocking) group.blocking++;
-    }
-    return blocking;
+    return this.unreadable.mark(ref, this.get(ref.kind, ref.namespace, ref.name) !== undefined);
   }
 
   /**
@@ -261,61 +186,41 @@ export class ObjectStore {
    * known again. Returns whether it was unreadable, and the sets it no longer blocks (they deserve a turn).
    */
   markReadable(ref: SubjectRef): { readonly wasUnreadable: boolean; readonly unblocked: readonly SetKey[] } {
-    if (this.unreadable.size === 0) return { wasUnreadable: false, unblocked: [] };
-    const groupKey = `${ref.shard}/${ref.namespace}`;
-    const group = this.unreadable.get(groupKey);
-    const subjectKey = `${ref.kind}/${ref.name}`;
-    const blocking = group?.subjects.get(subjectKey);
-    if (!group || blocking === undefined) return { wasUnreadable: false, unblocked: [] };
-    group.subjects.delete(subjectKey);
-    if (blocking) group.blocking--;
-    if (group.subjects.size === 0) this.unreadable.delete(groupKey);
-    const unblocked = blocking && group.blocking === 0 ? this.setsInShard(ref.shard).filter((key) => splitSetKey(key).namespace === ref.namespace) : [];
-    return { wasUnreadable: true, unblocked };
+    const { wasUnreadable, unblocks } = this.unreadable.clear(ref);
+    const unblocked = unblocks ? this.setsInShard(ref.shard).filter((key) => splitSetKey(key).namespace === ref.namespace) : [];
+    return { wasUnreadable, unblocked };
   }
 
   /** True while the subject is marked unreadable (markUnreadable). */
   isUnreadable(ref: SubjectRef): boolean {
-    return this.unreadable.get(`${ref.shard}/${ref.namespace}`)?.subjects.has(`${ref.kind}/${ref.name}`) ?? false;
+    return this.unreadable.has(ref);
   }
 
   /** True while some subject is marked unreadable (cheap: the intake asks after every message). */
   get hasUnreadable(): boolean {
-    return this.unreadable.size > 0;
+    return this.unreadable.any;
   }
 
   /** True while an unknown subject of the set's shard and namespace keeps the set's objects incomplete. */
   isIncomplete(key: SetKey): boolean {
-    if (this.unreadable.size === 0) return false;
+    if (!this.unreadable.any) return false;
     const { namespace, name } = splitSetKey(key);
-    return (this.unreadable.get(`${shardOf(namespace, name)}/${namespace}`)?.blocking ?? 0) > 0;
+    return this.unreadable.blocks(shardOf(namespace, name), namespace);
   }
 
   /** Sets of `shard` whose own StatefulSet subject is unknown: they exist as far as anyone can tell. */
   unreadableSetsInShard(shard: number): SetKey[] {
-    const keys: SetKey[] = [];
-    for (const [groupKey, group] of this.unreadable) {
-      const slash = groupKey.indexOf("/");
-      if (Number(groupKey.slice(0, slash)) !== shard) continue;
-      const namespace = groupKey.slice(slash + 1);
-      for (const [subjectKey, blocking] of group.subjects) {
-        const [kind, name = ""] = subjectKey.split("/");
-        if (blocking && kind === "StatefulSet") keys.push(setKey(namespace, name));
-      }
-    }
-    return keys;
+    return this.unreadable.setsInShard(shard);
   }
 
   /** Unknown subjects (blocking or not), for the gauge. */
   unreadableCount(): number {
-    let count = 0;
-    for (const group of this.unreadable.values()) count += group.subjects.size;
-    return count;
+    return this.unreadable.count();
   }
 
   /** Forgets every object received on a shard (the shard moved to another member). */
   dropShard(shard: number): SetKey[] {
-    for (const groupKey of [...this.unreadable.keys()]) if (groupKey.startsWith(`${shard}/`)) this.unreadable.delete(groupKey);
+    this.unreadable.dropShard(shard);
     const dropped: SetKey[] = [];
     for (const trackKey of this.objectsPerShard.get(shard) ?? []) {
       const [kind, namespace, name] = trackKey.split("/") as [ObjectKind, string, string];
@@ -369,35 +274,9 @@ export class ObjectStore {
     const result = new Set<SetKey>();
     for (const version of [before, after]) {
       if (!version) continue;
-      for (const setName of this.ownersOf(kind, namespace, name, version.object)) result.add(setKey(namespace, setName));
+      for (const setName of ownersOf(kind, name, version.object, this.namespaces.get(namespace)?.sets)) result.add(setKey(namespace, setName));
     }
     return [...result];
-  }
-
-  private ownersOf(kind: ObjectKind, namespace: string, name: string, object: KubeObject): string[] {
-    const meta = metaOf(object);
-    const controller = (meta.ownerReferences ?? []).find((ref) => ref.controller === true);
-    const sets = this.namespaces.get(namespace)?.sets;
-    if (controller) {
-      if (controller.kind === "StatefulSet" && controller.name) return [controller.name];
-      if (kind === "PersistentVolumeClaim" && controller.kind === "Pod" && controller.name) {
-        const parent = parseParentAndOrdinal(controller.name).parent;
-        return parent ? [parent] : [];
-      }
-      if (kind !== "PersistentVolumeClaim") return [];
-    }
-    if (!sets) return [];
-    if (kind === "PersistentVolumeClaim") return claimOwners(sets, name);
-    const owners: string[] = [];
-    for (const [setName, set] of sets) {
-      const spec = (set.object as StatefulSet).spec;
-      // Upstream GetPodStatefulSets: a set with an empty selector matches nothing, not everything.
-      const compiled = compileSelector(spec?.selector);
-      if (compiled.ok && !compiled.selector.empty && selectorMatches(compiled.selector, meta.labels ?? {})) {
-        owners.push(setName);
-      }
-    }
-    return owners;
   }
 
   /** The planner's input for one set, or undefined when the set is not (or no longer) known. */

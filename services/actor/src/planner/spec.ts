@@ -119,6 +119,19 @@ function readMaxUnavailable(value: unknown): number | string | null {
   return typeof value === "number" || typeof value === "string" ? value : null;
 }
 
+/** The claim templates, each named; or the problem with them (an InvalidSpec message). */
+function readClaimTemplates(value: unknown): ClaimTemplateView[] | string {
+  const rawClaims: unknown = value ?? [];
+  if (!Array.isArray(rawClaims)) return "spec.volumeClaimTemplates must be a list";
+  const claimTemplates: ClaimTemplateView[] = [];
+  for (const [index, claim] of (rawClaims as unknown[]).entries()) {
+    const claimName = isRecord(claim) && isRecord(claim.metadata) ? claim.metadata.name : undefined;
+    if (typeof claimName !== "string" || claimName === "") return `spec.volumeClaimTemplates[${index}].metadata.name is missing`;
+    claimTemplates.push({ name: claimName, template: claim as PersistentVolumeClaim });
+  }
+  return claimTemplates;
+}
+
 /** Normalizes and validates; the result is either a usable view or the one problem to report. */
 export function readSet(set: StatefulSet, options: PlanOptions): SpecResult {
   const invalid = (message: string): SpecResult => ({ ok: false, problem: { reason: "InvalidSpec", message } });
@@ -161,16 +174,8 @@ export function readSet(set: StatefulSet, options: PlanOptions): SpecResult {
     };
   }
 
-  const claimTemplates: ClaimTemplateView[] = [];
-  const rawClaims: unknown = spec.volumeClaimTemplates ?? [];
-  if (!Array.isArray(rawClaims)) return invalid("spec.volumeClaimTemplates must be a list");
-  for (const [index, claim] of (rawClaims as unknown[]).entries()) {
-    const claimName = isRecord(claim) && isRecord(claim.metadata) ? claim.metadata.name : undefined;
-    if (typeof claimName !== "string" || claimName === "") {
-      return invalid(`spec.volumeClaimTemplates[${index}].metadata.name is missing`);
-    }
-    claimTemplates.push({ name: claimName, template: claim as PersistentVolumeClaim });
-  }
+  const claimTemplates = readClaimTemplates(spec.volumeClaimTemplates);
+  if (typeof claimTemplates === "string") return invalid(claimTemplates);
 
   const { type, rollingUpdate } = readRollingUpdate(set, options);
   const retention = isRecord(spec.persistentVolumeClaimRetentionPolicy) ? spec.persistentVolumeClaimRetentionPolicy : {};

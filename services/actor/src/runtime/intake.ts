@@ -22,77 +22,27 @@
 // requests with a shorter timeout (feedJetStream) and retry a timed-out create at once.
 //
 // Besides its consumer, each feed subscribes to the shard's live subject (live.<shard>.>), where the watcher sends
-// every object change as core NATS the moment it has it, whatever its JetStream publish is doing. When K8S_OBJS has no leader (the node that led
-// it crashed: a 4-9 s Raft election on nats-server 2.9) the live copies keep the cache current, so turns go on. Both
-// copies carry the watcher's publication version (header Sts-Pub); PublicationOrder keeps the later one per subject
-// and lets the second copy of a message skip decoding (ADR 0084).
-//
-// A message that cannot be read (undecodable, invalid, or about another object than its subject names) is counted
-// and changes nothing. When it came from the stream it is the subject's last value, what the next owner's replay
-// will find: the store marks the subject unreadable (an object it does not hold stays unknown, and the sets it may
-// concern wait), and the watcher is asked to publish the subject again (ObjectRereads). The next readable message
-// of the subject makes it known again (ADR 0088). A live copy is not stored: dropping it loses nothing the stream's
-// copy does not bring.
+// every object change as core NATS the moment it has it. What each message, from either path, does to the cache is
+// object-messages.ts.
 import { setTimeout as sleep } from "node:timers/promises";
 import { DeliverPolicy, jetstream } from "@nats-io/jetstream";
 import type { ConsumerMessages, JetStreamClient, JetStreamManager, OrderedConsumerOptions } from "@nats-io/jetstream";
 import { errors } from "@nats-io/transport-node";
 import type { NatsConnection, Subscription } from "@nats-io/transport-node";
-import {
-  DecodeError,
-  HEADERS,
-  OBJECT_KINDS,
-  STREAMS,
-  SubjectError,
-  codecs,
-  kindToken,
-  liveObjectSubjects,
-  nameToToken,
-  objectSubjects,
-  parsePublicationVersion,
-} from "#protocol";
-import type { HeaderCarrier, ObjectEnvelope, PublicationVersion } from "#protocol";
+import { STREAMS, liveObjectSubjects, objectSubjects } from "#protocol";
 import type { Logger } from "../../../common/src/logger.ts";
 import { PULL_EXPIRES_MS } from "../../../common/src/pull.ts";
 import { Semaphore } from "../../../common/src/semaphore.ts";
-import type { ObjectStore, SetKey, SubjectRef } from "../domain/object-store.ts";
-import { PublicationOrder } from "../domain/publication-order.ts";
+import type { ObjectStore } from "../domain/object-store.ts";
+import { ObjectMessages } from "./object-messages.ts";
+import type { IntakeListener } from "./object-messages.ts";
 import type { ObjectRereads } from "./rereads.ts";
 
-/** Which path an object message came by. */
-export type ObjectSource = "stream" | "live";
-
-export interface IntakeListener {
-  changed(key: SetKey, reason: string, headers: HeaderCarrier | undefined): void;
-  synced(shard: number): void;
-  dropped(reason: string, source: ObjectSource): void;
-  /** A message applied, or skipped because the same or a newer copy of its subject was already applied. */
-  received?(source: ObjectSource, outcome: "applied" | "stale"): void;
-}
+export { TOMBSTONE_VERSION_KEEP_MS } from "./object-messages.ts";
+export type { IntakeListener, ObjectSource } from "./object-messages.ts";
 
 /** The core NATS side of the live copies (NatsConnection satisfies it). */
 export type LiveSource = Pick<NatsConnection, "subscribe">;
-
-/** How long a tombstone's version is remembered after it was applied (see PublicationOrder.sweep). */
-export const TOMBSTONE_VERSION_KEEP_MS = 120_000;
-const SWEEP_INTERVAL_MS = 30_000;
-
-/** The subject the watcher publishes an envelope on in `shard` (objectSubjects.build without its checks). */
-function subjectOfEnvelope(shard: number, envelope: ObjectEnvelope): string {
-  return `k8s.${shard}.${kindToken(envelope.kind)}.${envelope.namespace}.${nameToToken(envelope.name)}`;
-}
-
-/** An envelope about another object than the subject it came on names. */
-class SubjectMismatchError extends Error {
-  override readonly name = "SubjectMismatchError";
-  constructor(subject: string, envelope: ObjectEnvelope) {
-    super(`${subject} carries ${envelope.kind} ${envelope.namespace}/${envelope.name}`);
-  }
-}
-
-function publicationVersionOf(headers: HeaderCarrier | undefined): PublicationVersion | undefined {
-  return headers?.has(HEADERS.publication) ? parsePublicationVersion(headers.get(HEADERS.publication)) : undefined;
-}
 
 /** Missed heartbeats (of PULL_EXPIRES_MS / 2 each) after which a feed drops its consumer and opens a new one. */
 const REOPEN_AFTER_MISSED_HEARTBEATS = 2;
@@ -142,18 +92,14 @@ function retryDelayMs(error: unknown): number {
 
 export class ShardIntake {
   private readonly feeds = new Map<number, ShardFeed>();
-  private readonly loggedReasons = new Set<string>();
   private readonly opening = new Semaphore(OPEN_CONCURRENCY);
   private readonly looking = new Semaphore(LOOKUP_CONCURRENCY);
   private readonly js: JetStreamClient;
   private readonly jsm: JetStreamManager;
-  private readonly store: ObjectStore;
   private readonly listener: IntakeListener;
   private readonly logger: Logger;
   private readonly liveSource: LiveSource | undefined;
-  private readonly rereads: Pick<ObjectRereads, "request" | "resolved"> | undefined;
-  private readonly order = new PublicationOrder();
-  private readonly sweeper: ReturnType<typeof setInterval>;
+  private readonly objects: ObjectMessages;
 
   constructor(deps: {
     js: JetStreamClient;
@@ -168,13 +114,10 @@ export class ShardIntake {
   }) {
     this.js = deps.js;
     this.jsm = deps.jsm;
-    this.store = deps.store;
     this.listener = deps.listener;
     this.logger = deps.logger;
     this.liveSource = deps.live;
-    this.rereads = deps.rereads;
-    this.sweeper = setInterval(() => this.order.sweep(performance.now(), TOMBSTONE_VERSION_KEEP_MS), SWEEP_INTERVAL_MS);
-    this.sweeper.unref();
+    this.objects = new ObjectMessages({ store: deps.store, listener: deps.listener, logger: deps.logger, rereads: deps.rereads });
   }
 
   isSynced(shard: number): boolean {
@@ -216,7 +159,7 @@ export class ShardIntake {
     return this.liveSource.subscribe(liveObjectSubjects.shardFilter(shard), {
       callback: (error, message) => {
         if (error !== null || feed.stopped) return;
-        this.handle(shard, message.subject, message.data, message.headers, "live", 0);
+        this.objects.handle(shard, message.subject, message.data, message.headers, "live", 0);
       },
     });
   }
@@ -259,7 +202,7 @@ export class ShardIntake {
           if (feed.stopped || feed.messages !== messages) break;
           feed.lastSignMs = performance.now();
           feed.lastSeq = message.seq;
-          this.handle(shard, message.subject, message.data, message.headers, "stream", message.seq);
+          this.objects.handle(shard, message.subject, message.data, message.headers, "stream", message.seq);
           if (message.seq >= feed.targetSeq || message.info.pending === 0) this.markSynced(shard, feed);
         }
       } catch (error) {
@@ -309,109 +252,6 @@ export class ShardIntake {
     }
   }
 
-  private drop(subject: string, reason: string, error: unknown, source: ObjectSource): void {
-    this.listener.dropped(reason, source);
-    if (this.loggedReasons.has(reason)) return;
-    this.loggedReasons.add(reason);
-    this.logger.warn({ subject, reason, err: error }, "dropping an object message (logged once per reason)");
-  }
-
-  /**
-   * A stream message of `shard` that cannot be read is the subject's last value: mark the subject unreadable and ask
-   * for it again. A subject that does not parse names no object the watcher publishes: nothing to repair.
-   */
-  private unreadable(shard: number, subject: string, seq: number, reason: string): void {
-    let address;
-    try {
-      address = objectSubjects.parse(subject);
-    } catch (error) {
-      if (error instanceof SubjectError) return;
-      throw error;
-    }
-    if (address.shard !== shard) return;
-    const ref: SubjectRef = { shard, kind: OBJECT_KINDS[address.kind], namespace: address.namespace, name: address.name };
-    this.store.markUnreadable(ref);
-    this.rereads?.request(ref, seq, reason);
-  }
-
-  private handle(
-    shard: number,
-    subject: string,
-    data: Uint8Array,
-    headers: HeaderCarrier | undefined,
-    source: ObjectSource,
-    seq: number,
-  ): void {
-    let objectSubject = subject;
-    if (source === "live") {
-      try {
-        objectSubject = liveObjectSubjects.toObjectSubject(subject);
-      } catch (error) {
-        if (!(error instanceof SubjectError)) throw error;
-        return this.drop(subject, "subject", error, source);
-      }
-    }
-    const version = publicationVersionOf(headers);
-    // A live copy without a version could not be ordered against the stream's copies.
-    if (source === "live" && version === undefined) return this.drop(subject, "unversioned", undefined, source);
-    if (this.order.isStale(shard, objectSubject, version)) {
-      this.listener.received?.(source, "stale");
-      // The stream's copy of a publication whose live copy came first, on a subject marked unreadable by garbage
-      // in between: the subject's last value is readable again (if it decodes: garbage may carry any header).
-      if (source === "stream" && this.store.hasUnreadable) this.staleAfterUnreadable(shard, objectSubject, data, headers, seq);
-      return;
-    }
-    let envelope;
-    try {
-      envelope = this.read(shard, objectSubject, data);
-    } catch (error) {
-      const reason = error instanceof DecodeError ? error.reason : error instanceof SubjectMismatchError ? "mismatch" : "error";
-      if (source === "stream") this.unreadable(shard, objectSubject, seq, reason);
-      return this.drop(subject, reason, error, source);
-    }
-    const { affected } = this.store.apply(shard, envelope);
-    this.order.applied(shard, objectSubject, version, envelope.type === "object.delete" ? "delete" : "put", performance.now());
-    this.listener.received?.(source, "applied");
-    for (const key of affected) this.listener.changed(key, envelope.kind, headers);
-    if (this.store.hasUnreadable) this.readable(shard, envelope, headers, affected);
-  }
-
-  /** Decodes an object message and checks that it is about the object its subject names. */
-  private read(shard: number, objectSubject: string, data: Uint8Array): ObjectEnvelope {
-    const envelope = codecs.objectEnvelope.decode(data);
-    if (subjectOfEnvelope(shard, envelope) !== objectSubject) throw new SubjectMismatchError(objectSubject, envelope);
-    return envelope;
-  }
-
-  /** A readable message of the subject was applied (or is older than one applied): known again. */
-  private readable(shard: number, envelope: ObjectEnvelope, headers: HeaderCarrier | undefined, affected: readonly SetKey[]): void {
-    const ref: SubjectRef = { shard, kind: envelope.kind, namespace: envelope.namespace, name: envelope.name };
-    const readable = this.store.markReadable(ref);
-    if (!readable.wasUnreadable) return;
-    this.rereads?.resolved(ref);
-    for (const key of readable.unblocked) if (!affected.includes(key)) this.listener.changed(key, "readable", headers);
-  }
-
-  private staleAfterUnreadable(shard: number, objectSubject: string, data: Uint8Array, headers: HeaderCarrier | undefined, seq: number): void {
-    let address;
-    try {
-      address = objectSubjects.parse(objectSubject);
-    } catch (error) {
-      if (error instanceof SubjectError) return;
-      throw error;
-    }
-    if (!this.store.isUnreadable({ shard, kind: OBJECT_KINDS[address.kind], namespace: address.namespace, name: address.name })) return;
-    let envelope;
-    try {
-      envelope = this.read(shard, objectSubject, data);
-    } catch (error) {
-      const reason = error instanceof DecodeError ? error.reason : error instanceof SubjectMismatchError ? "mismatch" : "error";
-      this.unreadable(shard, objectSubject, seq, reason);
-      return this.drop(objectSubject, reason, error, "stream");
-    }
-    this.readable(shard, envelope, headers, []);
-  }
-
   /** Stops the shard's feed; the caller drops its objects from the store. */
   async close(shard: number): Promise<void> {
     const feed = this.feeds.get(shard);
@@ -419,7 +259,7 @@ export class ShardIntake {
     feed.stopped = true;
     clearInterval(feed.watchdog);
     this.feeds.delete(shard);
-    this.order.dropShard(shard);
+    this.objects.dropShard(shard);
     try {
       feed.live?.unsubscribe();
     } catch {
@@ -429,7 +269,7 @@ export class ShardIntake {
   }
 
   async closeAll(): Promise<void> {
-    clearInterval(this.sweeper);
+    this.objects.close();
     await Promise.all([...this.feeds.keys()].map((shard) => this.close(shard)));
   }
 }

@@ -2,28 +2,29 @@
 // steps in order, write status through the status-writer. Mirrors upstream sync(): adoption and revision failures
 // end the turn before status; pod failures still write status and truncate history. Before planning, a set that
 // another StatefulSet controller acts on is left alone: only its ForeignController condition is written
-// (docs/adr/0092-another-statefulset-controller.md).
+// (docs/adr/0092-another-statefulset-controller.md, turn-foreign.ts). The status write itself is turn-status.ts.
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import type { Link } from "@opentelemetry/api";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { headers as natsHeaders } from "@nats-io/transport-node";
-import { assertNever, codecs, shard as shardOf, statusSubjects } from "#protocol";
-import type { SetAddress, SetRef, StatusResult, StatusWrite } from "#protocol";
+import { shard as shardOf } from "#protocol";
+import type { SetAddress, SetRef, StatusResult } from "#protocol";
 import { KubeApiError } from "../../../common/src/kube.ts";
 import type { Logger } from "../../../common/src/logger.ts";
-import { withProducerSpan } from "../../../common/src/messaging-trace.ts";
 import type { Expectation } from "../domain/expectations.ts";
-import { FOREIGN_CONTROLLER_DETECTED, FOREIGN_CONTROLLER_GONE, foreignConditionStatus, foreignControllerCondition, foreignControllerGoneMessage, foreignControllerMessage } from "../domain/foreign-controller.ts";
-import type { ForeignControllerRule, ForeignControllerVerdict, ForeignControllers } from "../domain/foreign-controller.ts";
+import type { ForeignControllerRule, ForeignControllers } from "../domain/foreign-controller.ts";
 import type { GenerationFloors } from "../domain/generation-floors.ts";
 import { splitSetKey } from "../domain/object-store.ts";
 import type { ObjectStore, SetKey } from "../domain/object-store.ts";
-import { describeAction, plan, readStatus } from "../planner/index.ts";
+import { describeAction, plan } from "../planner/index.ts";
 import type { ControllerRevision, PlanOptions, PlanResult } from "../planner/index.ts";
 import type { TurnOutcome, TurnRunner, TurnTrigger } from "./actor-system.ts";
 import type { Executor, TurnContext } from "./executor.ts";
 import { FencedError } from "./intents.ts";
 import type { IntentAppender } from "./intents.ts";
+import { actAgain, judgeForeignController, leaveAlone } from "./turn-foreign.ts";
+import { statusMessageOf, writeStatus } from "./turn-status.ts";
+
+export { StatusWriteError } from "./turn-status.ts";
 
 export interface TurnOwnership {
   epochOf(shard: number): number | undefined;
@@ -63,16 +64,6 @@ export interface TurnDeps {
   readonly retryPeriodMs: number;
   readonly logger: Logger;
   readonly metrics?: TurnMetrics;
-}
-
-export class StatusWriteError extends Error {
-  override readonly name = "StatusWriteError";
-  readonly outcome: string;
-
-  constructor(outcome: string, message: string | undefined) {
-    super(`status write ${outcome}${message ? `: ${message}` : ""}`);
-    this.outcome = outcome;
-  }
 }
 
 export class PlanSyncError extends Error {
@@ -168,16 +159,24 @@ export function createTurnRunner(deps: TurnDeps): TurnRunner {
   };
 }
 
-interface TurnInput {
-  key: SetKey;
-  namespace: string;
-  name: string;
-  shard: number;
-  epoch: number;
-  signal: AbortSignal;
-  turn: number;
-  snapshot: NonNullable<ReturnType<ObjectStore["snapshot"]>>;
-  collisions: Map<SetKey, ControllerRevision[]>;
+/** One turn's set, shard and epoch, fixed when the turn starts. */
+export interface TurnInput {
+  readonly key: SetKey;
+  readonly namespace: string;
+  readonly name: string;
+  readonly shard: number;
+  readonly epoch: number;
+  readonly signal: AbortSignal;
+  readonly turn: number;
+  readonly snapshot: NonNullable<ReturnType<ObjectStore["snapshot"]>>;
+  readonly collisions: Map<SetKey, ControllerRevision[]>;
+}
+
+/** What the steps of a plan left: read-your-writes expectations, errors, or the outcome that ended the turn. */
+interface StepsDone {
+  readonly end?: TurnOutcome;
+  readonly expectations: Expectation[];
+  readonly errors: unknown[];
 }
 
 async function runTurn(deps: TurnDeps, input: TurnInput): Promise<TurnOutcome> {
@@ -194,90 +193,24 @@ async function runTurn(deps: TurnDeps, input: TurnInput): Promise<TurnOutcome> {
     const outcome = await actAgain(deps, ctx, input, foreign, log);
     if (outcome) return outcome;
   }
+  const behind = cacheBehindIntentLog(deps, input);
+  if (behind) return behind;
 
-  // A plan in the intent log was made from a newer spec than the cache shows (the stream is behind what an owner
-  // already acted on, as after a NATS outage before the watcher has caught up): planning now could roll pods back to
-  // the older template. Wait for the cache, at most the expectation timeout, once.
-  const floor = deps.generationFloors?.take(input.key);
-  const generation = snapshot.set.metadata?.generation ?? 0;
-  if (floor !== undefined && floor.uid === snapshot.set.metadata?.uid && generation < floor.generation) {
-    deps.logger.info({ namespace, name, cached: generation, planned: floor.generation }, "cache is behind the intent log; waiting for the newer set");
-    return {
-      type: "done",
-      requeueAfterMs: null,
-      expectations: [{ type: "generation", kind: "StatefulSet", namespace, name, uid: floor.uid, atLeast: floor.generation }],
-    };
-  }
   const planStarted = performance.now();
   const result = plan(snapshot, Date.now(), deps.planOptions);
   deps.metrics?.planned?.(result, (performance.now() - planStarted) / 1000);
-
   const actionCount = result.steps.reduce((n, step) => n + step.actions.length, 0);
-  if (actionCount > 0) {
-    try {
-      await deps.intents.append(address, {
-        type: "intent.plan",
-        shard,
-        epoch,
-        member: deps.member,
-        incarnation: deps.incarnation,
-        set,
-        turn: input.turn,
-        setGeneration: generation,
-        actions: result.steps.flatMap((step) => step.actions.map(describeAction)).slice(0, 1000),
-      });
-    } catch (error) {
-      if (error instanceof FencedError) {
-        log.warn({ err: error }, "fenced by a newer owner; stopping work on the shard");
-        deps.ownership.fenced(shard, epoch);
-        return { type: "not-owned" };
-      }
-      throw error;
-    }
-  }
+  if (actionCount > 0 && !(await appendPlan(deps, ctx, input, result, log))) return { type: "not-owned" };
 
-  const expectations: Expectation[] = [];
-  const errors: unknown[] = [];
-  let podsFailed = false;
-  for (const step of result.steps) {
-    // Re-checked before every step: a pause (GC, SIGSTOP) may have outlived the lease in the middle of a turn.
-    if (signal.aborted || !deps.ownership.canAct(shard, epoch)) return { type: "not-owned" };
-    if (step.phase === "pods" && podsFailed) continue;
-    const stepResult = await deps.executor.executeStep(step, ctx);
-    expectations.push(...stepResult.expectations);
-    if (stepResult.collisions.length > 0) input.collisions.set(input.key, stepResult.collisions);
-    if (stepResult.ok) continue;
-    errors.push(...stepResult.errors);
-    log.info({ phase: step.phase, errors: stepResult.errors.map(String).slice(0, 3) }, "step failed");
-    if (step.phase === "adoption" || step.phase === "revision") {
-      return { type: "failed", error: stepResult.errors[0], retryAfterMs: retryAfterOf(errors), expectations };
-    }
-    if (step.phase === "pods") podsFailed = true;
-  }
-
-  if (result.status.write && (signal.aborted || !deps.ownership.canAct(shard, epoch))) return { type: "not-owned" };
+  const { end, expectations, errors } = await executeSteps(deps, ctx, input, result, log);
+  if (end) return end;
   if (result.status.write) {
-    const outcome = await writeStatus(deps, ctx, result);
-    deps.metrics?.statusWrite?.(outcome.outcome);
-    switch (outcome.outcome) {
-      case "written": {
-        const before = snapshot.set.metadata?.resourceVersion;
-        if (before) expectations.push({ type: "changed", kind: "StatefulSet", namespace, name, fromResourceVersion: before });
-        break;
-      }
-      case "unchanged":
-      case "superseded":
-      case "stale-generation":
-        break;
-      case "stale-epoch":
-        deps.ownership.fenced(shard, epoch);
-        return { type: "not-owned" };
-      case "not-found":
-        return { type: "gone" };
-      case "failed":
-        errors.push(new StatusWriteError(outcome.outcome, outcome.message));
-        break;
-    }
+    if (signal.aborted || !deps.ownership.canAct(shard, epoch)) return { type: "not-owned" };
+    const target = { namespace, name, resourceVersion: snapshot.set.metadata?.resourceVersion };
+    const step = await writeStatus(deps, ctx, target, statusMessageOf(result), "status");
+    if (step.type === "end") return step.outcome;
+    if (step.type === "failed") errors.push(step.error);
+    else expectations.push(...step.expectations);
   }
 
   if (result.syncError !== null) errors.unshift(new PlanSyncError(result.syncError));
@@ -286,122 +219,71 @@ async function runTurn(deps: TurnDeps, input: TurnInput): Promise<TurnOutcome> {
   return { type: "done", requeueAfterMs: result.requeueAfterMs, expectations };
 }
 
-function statusMessageOf(result: PlanResult): StatusWrite["status"] {
-  const { conditions, ...counters } = result.status.value;
-  return conditions ? { ...counters, conditions: conditions.map((condition) => ({ ...condition })) } : counters;
+/**
+ * A plan in the intent log was made from a newer spec than the cache shows (the stream is behind what an owner
+ * already acted on, as after a NATS outage before the watcher has caught up): planning now could roll pods back to
+ * the older template. Wait for the cache, at most the expectation timeout, once.
+ */
+function cacheBehindIntentLog(deps: TurnDeps, input: TurnInput): TurnOutcome | undefined {
+  const { namespace, name, snapshot } = input;
+  const floor = deps.generationFloors?.take(input.key);
+  const generation = snapshot.set.metadata?.generation ?? 0;
+  if (floor === undefined || floor.uid !== snapshot.set.metadata?.uid || generation >= floor.generation) return undefined;
+  deps.logger.info({ namespace, name, cached: generation, planned: floor.generation }, "cache is behind the intent log; waiting for the newer set");
+  return {
+    type: "done",
+    requeueAfterMs: null,
+    expectations: [{ type: "generation", kind: "StatefulSet", namespace, name, uid: floor.uid, atLeast: floor.generation }],
+  };
 }
 
-function judgeForeignController(deps: TurnDeps, input: TurnInput): ForeignControllerVerdict | undefined {
-  if (!deps.foreignControllers) return undefined;
-  const cached = deps.store.get("StatefulSet", input.namespace, input.name);
-  return deps.foreignControllers.judge(input.key, {
-    uid: input.snapshot.set.metadata?.uid ?? "",
-    entries: cached?.statusManagers ?? [],
-    condition: foreignConditionStatus(input.snapshot.set.status),
-    nowMs: Date.now(),
-  });
+/** Appends the plan to the intent log (the fence); false when a newer owner fenced this one off the shard. */
+async function appendPlan(deps: TurnDeps, ctx: TurnContext, input: TurnInput, result: PlanResult, log: Logger): Promise<boolean> {
+  const { shard, epoch } = input;
+  try {
+    await deps.intents.append(ctx.address, {
+      type: "intent.plan",
+      shard,
+      epoch,
+      member: deps.member,
+      incarnation: deps.incarnation,
+      set: ctx.set,
+      turn: input.turn,
+      setGeneration: input.snapshot.set.metadata?.generation ?? 0,
+      actions: result.steps.flatMap((step) => step.actions.map(describeAction)).slice(0, 1000),
+    });
+    return true;
+  } catch (error) {
+    if (!(error instanceof FencedError)) throw error;
+    log.warn({ err: error }, "fenced by a newer owner; stopping work on the shard");
+    deps.ownership.fenced(shard, epoch);
+    return false;
+  }
 }
 
 /**
- * Writes the ForeignController condition, and only it (ADR 0092): the counters stay whatever the other controller
- * wrote, so this write gives it no reason to write again. Returns the outcome that ends the turn, if one does (a
- * failed write is retried with back-off before anything else is done), and the expectation of a written condition.
+ * Executes the plan's steps in order. As upstream's sync(): a failed adoption or revision step ends the turn; after
+ * a failed pod step the remaining pod steps are skipped and status is still written.
  */
-async function writeCondition(
-  deps: TurnDeps,
-  ctx: TurnContext,
-  input: TurnInput,
-  verdict: ForeignControllerVerdict,
-  log: Logger,
-): Promise<{ readonly end?: TurnOutcome; readonly expectations: Expectation[] }> {
-  const options = deps.foreignControllers?.options;
-  if (!options) return { expectations: [] };
-  const { conditions: _stored, ...counters } = readStatus(input.snapshot.set);
-  const condition = foreignControllerCondition(verdict, options, Date.now());
-  const outcome = await requestStatus(deps, ctx, { ...counters, conditions: [{ ...condition }] }, "conditions");
-  deps.metrics?.statusWrite?.(outcome.outcome);
-  switch (outcome.outcome) {
-    case "written": {
-      const before = input.snapshot.set.metadata?.resourceVersion;
-      return { expectations: before ? [{ type: "changed", kind: "StatefulSet", namespace: input.namespace, name: input.name, fromResourceVersion: before }] : [] };
+async function executeSteps(deps: TurnDeps, ctx: TurnContext, input: TurnInput, result: PlanResult, log: Logger): Promise<StepsDone> {
+  const { shard, epoch, signal } = input;
+  const expectations: Expectation[] = [];
+  const errors: unknown[] = [];
+  let podsFailed = false;
+  for (const step of result.steps) {
+    // Re-checked before every step: a pause (GC, SIGSTOP) may have outlived the lease in the middle of a turn.
+    if (signal.aborted || !deps.ownership.canAct(shard, epoch)) return { end: { type: "not-owned" }, expectations, errors };
+    if (step.phase === "pods" && podsFailed) continue;
+    const stepResult = await deps.executor.executeStep(step, ctx);
+    expectations.push(...stepResult.expectations);
+    if (stepResult.collisions.length > 0) input.collisions.set(input.key, stepResult.collisions);
+    if (stepResult.ok) continue;
+    errors.push(...stepResult.errors);
+    log.info({ phase: step.phase, errors: stepResult.errors.map(String).slice(0, 3) }, "step failed");
+    if (step.phase === "adoption" || step.phase === "revision") {
+      return { end: { type: "failed", error: stepResult.errors[0], retryAfterMs: retryAfterOf(errors), expectations }, expectations, errors };
     }
-    case "stale-epoch":
-      deps.ownership.fenced(ctx.address.shard, ctx.epoch);
-      return { end: { type: "not-owned" }, expectations: [] };
-    case "not-found":
-      return { end: { type: "gone" }, expectations: [] };
-    case "unchanged":
-    case "superseded":
-    case "stale-generation":
-      return { expectations: [] };
-    case "failed":
-      // The turn is retried with back-off, as after a failed status write: it writes nothing else meanwhile.
-      log.info({ message: outcome.message }, "could not write the ForeignController condition");
-      return { end: { type: "failed", error: new StatusWriteError(outcome.outcome, outcome.message), expectations: [] }, expectations: [] };
-    default:
-      return assertNever(outcome.outcome, "status outcome");
+    if (step.phase === "pods") podsFailed = true;
   }
-}
-
-/** Another controller acts on the set: no plan, no pod, claim, revision or counter write; say why, wait. */
-async function leaveAlone(
-  deps: TurnDeps,
-  ctx: TurnContext,
-  input: TurnInput,
-  verdict: Extract<ForeignControllerVerdict, { type: "stop" }>,
-  log: Logger,
-): Promise<TurnOutcome> {
-  const options = deps.foreignControllers?.options;
-  if (verdict.detected && options) {
-    const message = foreignControllerMessage(verdict.stop, options);
-    log.warn({ manager: verdict.stop.manager, rule: verdict.stop.rule }, "another controller writes the set's status; leaving the set alone");
-    deps.metrics?.foreignController?.("detected", verdict.stop.rule);
-    deps.executor.recordEvent({ type: "Warning", reason: FOREIGN_CONTROLLER_DETECTED, message, action: "Reconcile" }, ctx);
-  }
-  const written = verdict.writeCondition ? await writeCondition(deps, ctx, input, verdict, log) : { expectations: [] };
-  if (written.end) return written.end;
-  return { type: "done", requeueAfterMs: Math.max(0, verdict.resumeAtMs - Date.now()), expectations: written.expectations };
-}
-
-/** The set is acted on again (or its condition still says otherwise): set the condition False before planning. */
-async function actAgain(
-  deps: TurnDeps,
-  ctx: TurnContext,
-  input: TurnInput,
-  verdict: Extract<ForeignControllerVerdict, { type: "act" }>,
-  log: Logger,
-): Promise<TurnOutcome | undefined> {
-  const options = deps.foreignControllers?.options;
-  if (verdict.resumed !== null && options) {
-    log.info({ manager: verdict.resumed.manager, rule: verdict.resumed.rule }, "no foreign status write for the quiet period; acting on the set again");
-    deps.metrics?.foreignController?.("resumed", verdict.resumed.rule);
-    deps.executor.recordEvent({ type: "Normal", reason: FOREIGN_CONTROLLER_GONE, message: foreignControllerGoneMessage(verdict.resumed, options), action: "Reconcile" }, ctx);
-  }
-  return (await writeCondition(deps, ctx, input, verdict, log)).end;
-}
-
-async function writeStatus(deps: TurnDeps, ctx: TurnContext, result: PlanResult): Promise<StatusResult> {
-  return requestStatus(deps, ctx, statusMessageOf(result), "status");
-}
-
-async function requestStatus(deps: TurnDeps, ctx: TurnContext, status: StatusWrite["status"], scope: NonNullable<StatusWrite["scope"]>): Promise<StatusResult> {
-  const headers = natsHeaders();
-  try {
-    const subject = statusSubjects.build(ctx.address);
-    const bytes = codecs.statusWrite.encode({
-      type: "status.write",
-      shard: ctx.address.shard,
-      epoch: ctx.epoch,
-      set: ctx.set,
-      status,
-      ...(scope === "conditions" ? { scope } : {}),
-    });
-    const target = { template: statusSubjects.template, subject, shard: ctx.address.shard, bodySize: bytes.length };
-    const reply = await withProducerSpan(tracer, target, headers, () =>
-      deps.nats.request(subject, bytes, { timeout: deps.statusTimeoutMs, headers }),
-    );
-    return codecs.statusResult.decode(reply.data);
-  } catch (error) {
-    return { type: "status.result", outcome: "failed", message: error instanceof Error ? error.message : String(error) };
-  }
+  return { expectations, errors };
 }
