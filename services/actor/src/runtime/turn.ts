@@ -15,7 +15,7 @@ import type { ForeignControllerRule, ForeignControllers } from "../domain/foreig
 import type { GenerationFloors } from "../domain/generation-floors.ts";
 import { splitSetKey } from "../domain/object-store.ts";
 import type { ObjectStore, SetKey } from "../domain/object-store.ts";
-import { describeAction, plan } from "../planner/index.ts";
+import { describeAction, executionOrder, plan } from "../planner/index.ts";
 import type { ControllerRevision, PlanOptions, PlanResult } from "../planner/index.ts";
 import type { TurnOutcome, TurnRunner, TurnTrigger } from "./actor-system.ts";
 import type { Executor, TurnContext } from "./executor.ts";
@@ -23,6 +23,7 @@ import { FencedError } from "./intents.ts";
 import type { IntentAppender } from "./intents.ts";
 import { actAgain, judgeForeignController, leaveAlone } from "./turn-foreign.ts";
 import { statusMessageOf, writeStatus } from "./turn-status.ts";
+import type { StatusStep } from "./turn-status.ts";
 
 export { StatusWriteError } from "./turn-status.ts";
 
@@ -204,14 +205,6 @@ async function runTurn(deps: TurnDeps, input: TurnInput): Promise<TurnOutcome> {
 
   const { end, expectations, errors } = await executeSteps(deps, ctx, input, result, log);
   if (end) return end;
-  if (result.status.write) {
-    if (signal.aborted || !deps.ownership.canAct(shard, epoch)) return { type: "not-owned" };
-    const target = { namespace, name, resourceVersion: snapshot.set.metadata?.resourceVersion };
-    const step = await writeStatus(deps, ctx, target, statusMessageOf(result), "status");
-    if (step.type === "end") return step.outcome;
-    if (step.type === "failed") errors.push(step.error);
-    else expectations.push(...step.expectations);
-  }
 
   if (result.syncError !== null) errors.unshift(new PlanSyncError(result.syncError));
   if (errors.length > 0) return { type: "failed", error: errors[0], retryAfterMs: retryAfterOf(errors), expectations };
@@ -261,29 +254,45 @@ async function appendPlan(deps: TurnDeps, ctx: TurnContext, input: TurnInput, re
   }
 }
 
+/** Writes the planned status (the contract's `status` move). */
+async function writePlannedStatus(deps: TurnDeps, ctx: TurnContext, input: TurnInput, result: PlanResult): Promise<StatusStep> {
+  const target = { namespace: input.namespace, name: input.name, resourceVersion: input.snapshot.set.metadata?.resourceVersion };
+  return writeStatus(deps, ctx, target, statusMessageOf(result), "status");
+}
+
 /**
- * Executes the plan's steps in order. As upstream's sync(): a failed adoption or revision step ends the turn; after
- * a failed pod step the remaining pod steps are skipped and status is still written.
+ * Carries out the plan in the executor contract's order (executionOrder, the one the planner's reference executor
+ * and its invariant harness run): a failed adoption or revision step ends the turn; after a failed pod step the
+ * remaining pod steps are skipped; the status is written after the pods and before the history is truncated.
  */
 async function executeSteps(deps: TurnDeps, ctx: TurnContext, input: TurnInput, result: PlanResult, log: Logger): Promise<StepsDone> {
   const { shard, epoch, signal } = input;
   const expectations: Expectation[] = [];
   const errors: unknown[] = [];
-  let podsFailed = false;
-  for (const step of result.steps) {
-    // Re-checked before every step: a pause (GC, SIGSTOP) may have outlived the lease in the middle of a turn.
+  const order = executionOrder(result);
+  for (let move = order.next(); !move.done; ) {
+    // Re-checked before every write: a pause (GC, SIGSTOP) may have outlived the lease in the middle of a turn.
     if (signal.aborted || !deps.ownership.canAct(shard, epoch)) return { end: { type: "not-owned" }, expectations, errors };
-    if (step.phase === "pods" && podsFailed) continue;
+    if (move.value.type === "status") {
+      const step = await writePlannedStatus(deps, ctx, input, result);
+      if (step.type === "end") return { end: step.outcome, expectations, errors };
+      if (step.type === "failed") errors.push(step.error);
+      else expectations.push(...step.expectations);
+      move = order.next();
+      continue;
+    }
+    const { step } = move.value;
     const stepResult = await deps.executor.executeStep(step, ctx);
     expectations.push(...stepResult.expectations);
     if (stepResult.collisions.length > 0) input.collisions.set(input.key, stepResult.collisions);
-    if (stepResult.ok) continue;
-    errors.push(...stepResult.errors);
-    log.info({ phase: step.phase, errors: stepResult.errors.map(String).slice(0, 3) }, "step failed");
-    if (step.phase === "adoption" || step.phase === "revision") {
-      return { end: { type: "failed", error: stepResult.errors[0], retryAfterMs: retryAfterOf(errors), expectations }, expectations, errors };
+    if (!stepResult.ok) {
+      errors.push(...stepResult.errors);
+      log.info({ phase: step.phase, errors: stepResult.errors.map(String).slice(0, 3) }, "step failed");
+      if (step.phase === "adoption" || step.phase === "revision") {
+        return { end: { type: "failed", error: stepResult.errors[0], retryAfterMs: retryAfterOf(errors), expectations }, expectations, errors };
+      }
     }
-    if (step.phase === "pods") podsFailed = true;
+    move = order.next(stepResult.ok);
   }
   return { expectations, errors };
 }
