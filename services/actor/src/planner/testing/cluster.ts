@@ -2,70 +2,14 @@
 // UIDs, graceful pod deletion, finalizers, garbage collection by owner references, a simulated clock and failure
 // injection ("fail the Nth create of pods"). Pure: no I/O, the clock only moves when a test moves it.
 
-import type { ApiErrorKind, ControllerRevision, OwnerReference, PersistentVolumeClaim, Pod, Snapshot, StatefulSet, StatefulSetStatus } from "../types.ts";
+import type { ControllerRevision, OwnerReference, PersistentVolumeClaim, Pod, Snapshot, StatefulSet, StatefulSetStatus } from "../types.ts";
 import { deepCopy } from "../util.ts";
 
-export type Kind = "StatefulSet" | "Pod" | "PersistentVolumeClaim" | "ControllerRevision";
-export type Verb = "create" | "update" | "patch" | "delete" | "updateStatus";
+import { ApiError } from "./cluster-types.ts";
+import type { ActiveRule, AnyObject, AuditEntry, ClusterOptions, Deletion, FailureRule, Kind, Verb } from "./cluster-types.ts";
 
-type AnyObject = StatefulSet | Pod | PersistentVolumeClaim | ControllerRevision;
-
-/** An API error as a client sees it; `kind` is what executors branch on. */
-export class ApiError extends Error {
-  override readonly name = "ApiError";
-  readonly kind: ApiErrorKind;
-  readonly status: number;
-
-  constructor(kind: ApiErrorKind, message: string) {
-    super(message);
-    this.kind = kind;
-    this.status = { AlreadyExists: 409, Conflict: 409, NotFound: 404, Invalid: 422, Other: 500 }[kind];
-  }
-}
-
-export interface FailureRule {
-  verb: Verb;
-  kind: Kind;
-  /** Fail the Nth matching call counted from when the rule was added (1-based). */
-  nth: number;
-  /** How many consecutive calls fail from the Nth on (default 1). */
-  times?: number;
-  error?: ApiErrorKind;
-  message?: string;
-}
-
-interface ActiveRule extends Required<Omit<FailureRule, "message">> {
-  message: string;
-  seen: number;
-}
-
-export interface ClusterOptions {
-  /** Simulated wall clock at start (ms since epoch). */
-  startMs?: number;
-}
-
-/** A write the cluster performed, in order: what invariants and tests inspect. */
-export interface AuditEntry {
-  seq: number;
-  atMs: number;
-  verb: Verb | "gc" | "kubelet";
-  kind: Kind;
-  namespace: string;
-  name: string;
-  /** The object after the write (before, for deletions). */
-  object: AnyObject;
-}
-
-export interface Deletion {
-  kind: Kind;
-  namespace: string;
-  name: string;
-  uid: string;
-  /** `api`: a client deleted it; `gc`: the garbage collector did, because its owners are gone. */
-  by: "api" | "gc";
-  atMs: number;
-  object: AnyObject;
-}
+export { ApiError } from "./cluster-types.ts";
+export type { AuditEntry, ClusterOptions, Deletion, FailureRule, Kind, Verb } from "./cluster-types.ts";
 
 function key(namespace: string, name: string): string {
   return `${namespace}/${name}`;
