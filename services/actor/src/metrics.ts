@@ -9,6 +9,7 @@ import type { CommonMetrics } from "../../common/src/metrics.ts";
 import type { ActorSystemMetrics, TurnOutcome } from "./runtime/actor-system.ts";
 import type { ShardLifecycleMetrics } from "./runtime/shard-lifecycle.ts";
 import type { TurnMetrics } from "./runtime/turn.ts";
+import { natsFailureKind } from "../../common/src/errors/nats.ts";
 
 const CONTROLLER = "statefulset";
 
@@ -159,9 +160,7 @@ function fleetMetrics(registers: Registry[]): FleetMetrics {
       if (gapMs !== undefined && kind !== "initial") handoffDuration.observe({ kind }, gapMs / 1000);
     },
     intentReplicaError(stream, error) {
-      const text = error instanceof Error ? `${error.name} ${error.message}` : String(error);
-      const reason = /timeout/i.test(text) ? "timeout" : /no responders|503|not enabled|unavailable|offline/i.test(text) ? "unavailable" : "error";
-      intentReplicaErrors.inc({ stream, reason });
+      intentReplicaErrors.inc({ stream, reason: natsFailureKind(error) });
     },
   };
 }

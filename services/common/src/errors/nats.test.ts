@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { JetStreamApiCodes, JetStreamApiError } from "@nats-io/jetstream";
-import { StreamPublishError, isConsumerNotFound, isStreamNotFound, isWrongLastSequence, jetStreamApiCode } from "./nats.ts";
+import { errors } from "@nats-io/transport-node";
+import { StreamPublishError, isConsumerNotFound, isStreamNotFound, isWrongLastSequence, jetStreamApiCode, natsFailureKind } from "./nats.ts";
 
 const apiError = (errCode: number, description: string) => new JetStreamApiError({ code: 400, err_code: errCode, description });
 
@@ -30,4 +31,17 @@ describe("NATS errors are read by JetStream's err_code", () => {
     assert.equal(jetStreamApiCode("x"), undefined);
     assert.equal(jetStreamApiCode(apiError(10071, "x")), 10071);
   });
+
+  it("tells a timeout from a server with nobody to answer by class and code, whatever the text says", () => {
+    assert.equal(natsFailureKind(new StreamPublishError("timeout", "s.a", "no ack within 5000 ms")), "timeout");
+    assert.equal(natsFailureKind(new errors.TimeoutError()), "timeout");
+    assert.equal(natsFailureKind(new StreamPublishError("no-responders", "s.a", "no stream")), "unavailable");
+    assert.equal(natsFailureKind(new StreamPublishError("closed", "s.a", "connection closed")), "unavailable");
+    assert.equal(natsFailureKind(new errors.NoRespondersError("$JS.API.STREAM.INFO.S")), "unavailable");
+    assert.equal(natsFailureKind(new JetStreamApiError({ code: 503, err_code: 10008, description: "JetStream system temporarily unavailable" })), "unavailable");
+    assert.equal(natsFailureKind(new StreamPublishError("api", "s.a", "jetstream not enabled", 10076)), "unavailable");
+    assert.equal(natsFailureKind(apiError(JetStreamApiCodes.StreamWrongLastSequence, "timeout while unavailable")), "error", "text is not read");
+    assert.equal(natsFailureKind(new Error("request timeout")), "error", "an unknown error is not judged by its message");
+  });
 });
+

@@ -2,6 +2,7 @@
 // the code our StreamPublisher reads from an ack), never by the error's text, which the server is free to reword.
 // After nats.js jetstream/src/jserrors.ts: the codes as const, a class per failure, one front door.
 import { JetStreamApiCodes, JetStreamApiError } from "@nats-io/jetstream";
+import { errors } from "@nats-io/transport-node";
 
 export const STREAM_PUBLISH_FAILURES = ["timeout", "no-responders", "api", "closed"] as const;
 export type StreamPublishFailure = (typeof STREAM_PUBLISH_FAILURES)[number];
@@ -50,4 +51,29 @@ export function isStreamNotFound(error: unknown): boolean {
 /** The consumer does not exist (10014; nats.js throws its ConsumerNotFoundError, a JetStreamApiError). */
 export function isConsumerNotFound(error: unknown): boolean {
   return jetStreamApiCode(error) === JetStreamApiCodes.ConsumerNotFound;
+}
+
+export type NatsFailureKind = "timeout" | "unavailable" | "error";
+
+/** nats-server's JSNotEnabledErr (JetStream off on the server); nats.js's code table lists only the account's. */
+const JETSTREAM_NOT_ENABLED = 10076;
+
+function isJetStreamOff(code: number | undefined): boolean {
+  return code === JETSTREAM_NOT_ENABLED || code === JetStreamApiCodes.JetStreamNotEnabledForAccount;
+}
+
+/**
+ * What kind of failure a NATS call met, by error class and code: no answer in time; nobody to answer (no
+ * responders, a closed connection, JetStream off or without a leader: status 503); anything else.
+ */
+export function natsFailureKind(error: unknown): NatsFailureKind {
+  if (error instanceof StreamPublishError) {
+    if (error.failure === "timeout") return "timeout";
+    if (error.failure === "no-responders" || error.failure === "closed") return "unavailable";
+    return isJetStreamOff(error.apiCode) ? "unavailable" : "error";
+  }
+  if (error instanceof errors.TimeoutError) return "timeout";
+  if (error instanceof errors.NoRespondersError || error instanceof errors.ClosedConnectionError) return "unavailable";
+  if (error instanceof JetStreamApiError) return error.status === 503 || isJetStreamOff(error.code) ? "unavailable" : "error";
+  return "error";
 }

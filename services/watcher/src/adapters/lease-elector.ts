@@ -302,7 +302,8 @@ export class LeaseElector {
       }
     } catch (error) {
       // Another standby won the race for the same revision: keep standing by.
-      if (!isWrongLastSequence(error) && !/exists/i.test(String(error))) throw error;
+      // nats.js's kv.create answers an existing key with JetStream's wrong-last-sequence code.
+      if (!isWrongLastSequence(error)) throw error;
       this.memory = undefined;
     }
   }

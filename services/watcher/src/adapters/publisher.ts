@@ -12,7 +12,8 @@ import type { PublicationClock } from "#protocol";
 import { backoffDelayMs } from "../../../common/src/backoff.ts";
 import type { BackoffPolicy } from "../../../common/src/backoff.ts";
 import type { Logger } from "../../../common/src/logger.ts";
-import { StreamPublishError, isWrongLastSequence } from "../../../common/src/stream-publish.ts";
+import { isWrongLastSequence } from "../../../common/src/stream-publish.ts";
+import { natsFailureKind } from "../../../common/src/errors/nats.ts";
 import type { StreamPublish } from "../../../common/src/stream-publish.ts";
 import { messagingAttributes } from "../../../common/src/messaging-trace.ts";
 import type { PublishCommand } from "../domain/subject-messages.ts";
@@ -260,9 +261,7 @@ export class Publisher {
       }
     }
     ledger.failed(command);
-    const timeout =
-      error instanceof StreamPublishError ? error.failure === "timeout" : error instanceof Error && /timeout/i.test(`${error.name} ${error.message}`);
-    this.metrics.publishErrors.inc({ reason: timeout ? "timeout" : "error" });
+    this.metrics.publishErrors.inc({ reason: natsFailureKind(error) === "timeout" ? "timeout" : "error" });
     if (this.failures === 0) this.logger.warn({ err: error, subject: command.subject }, "publish failed; backing off");
     this.pause();
   }
