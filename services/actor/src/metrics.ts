@@ -205,18 +205,23 @@ export function createActorMetrics(common: CommonMetrics, maxConcurrentTurns: nu
 /** The gauges read at scrape time, registered once the objects they read exist. */
 export function registerActorGauges(common: CommonMetrics, sources: ActorGaugeSources): void {
   const registers = [common.registry];
-  const gauges: [name: string, help: string, read: () => number][] = [
-    ["stsfleet_shards_owned", "Shards this member owns", () => sources.ownedShards()],
-    ["stsfleet_shards_synced", "Owned shards whose cache is rebuilt and which this member acts on", () => sources.syncedShards()],
-    ["stsfleet_sets_cached", "StatefulSets in this member's cache", () => sources.cachedSets()],
-    [
-      "stsfleet_unreadable_objects",
-      "Object subjects of owned shards whose last K8S_OBJS message could not be read and that the watcher has not published again yet (ADR 0088)",
-      () => sources.unreadableObjects(),
-    ],
-    ["stsfleet_foreign_controller_sets", "Owned StatefulSets this member leaves alone because another controller writes their status (ADR 0092)", () => sources.setsLeftAlone()],
+  // Objects with `name:` literals, so the dashboard test's scan of metrics.ts files finds them.
+  const gauges: { name: string; help: string; read: () => number }[] = [
+    { name: "stsfleet_shards_owned", help: "Shards this member owns", read: () => sources.ownedShards() },
+    { name: "stsfleet_shards_synced", help: "Owned shards whose cache is rebuilt and which this member acts on", read: () => sources.syncedShards() },
+    { name: "stsfleet_sets_cached", help: "StatefulSets in this member's cache", read: () => sources.cachedSets() },
+    {
+      name: "stsfleet_unreadable_objects",
+      help: "Object subjects of owned shards whose last K8S_OBJS message could not be read and that the watcher has not published again yet (ADR 0088)",
+      read: () => sources.unreadableObjects(),
+    },
+    {
+      name: "stsfleet_foreign_controller_sets",
+      help: "Owned StatefulSets this member leaves alone because another controller writes their status (ADR 0092)",
+      read: () => sources.setsLeftAlone(),
+    },
   ];
-  for (const [name, help, read] of gauges) {
+  for (const { name, help, read } of gauges) {
     new Gauge({
       name,
       help,
