@@ -1,5 +1,6 @@
-// NATS connection settings and stream provisioning shared by the services. Client defaults are changed on
-// purpose (fleet brief §3.11): reconnect forever, quickly, and notice half-open connections within seconds.
+// NATS connection settings and stream provisioning shared by the services. Client defaults are changed on purpose
+// (docs/adr/0002-nats-client-v3-against-server-2-9.md): reconnect forever, quickly, and notice half-open connections
+// within seconds.
 import { jetstreamManager } from "@nats-io/jetstream";
 import type { JetStreamManager, StreamConfig, StreamInfo } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";

@@ -5,7 +5,7 @@ import type { CommonMetrics } from "../metrics.ts";
 import { kubeErrorLabels } from "../errors/kube.ts";
 
 export interface ExecutorMetrics {
-  /** Commands refused because a newer owner holds their shard (fencing, fleet brief §3.3 layer 4). */
+  /** Commands refused because a newer owner holds their shard (fencing, docs/adr/0071-fleet-ownership-and-fencing.md). */
   readonly staleEpochRejected: Counter<"subject">;
   /** Failed Kubernetes requests by verb, resource, HTTP code and Status reason. */
   readonly kubeErrors: Counter<"verb" | "resource" | "code" | "reason">;

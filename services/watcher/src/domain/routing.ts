@@ -1,5 +1,5 @@
-// Which StatefulSets an object belongs to, and so which shard subjects carry it (fleet brief §3.1, after
-// timebertt's key.ForController):
+// Which StatefulSets an object belongs to, and so which shard subjects carry it
+// (docs/adr/0042-watcher-routing-of-owned-objects.md, after timebertt's key.ForController):
 // - a StatefulSet: itself;
 // - a Pod or ControllerRevision with a controller reference: that controller when it is a StatefulSet, none when it
 //   is anything else (upstream resolveControllerRef ignores foreign controllers);
